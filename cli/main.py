@@ -1,0 +1,105 @@
+"""The root `reason` app: global options and one sub-app per system."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+import traceback
+from typing import Annotated
+
+import click
+import typer
+
+from cli.common import State
+from toolkit import __version__
+from toolkit.core import console
+from toolkit.core.errors import ReasonError
+
+# (command name, module under cli/) — each module defines `app`, a typer.Typer.
+SYSTEMS = [
+    ("failgen", "failgen"),
+    ("aha", "aha"),
+    ("chase-sql", "chase_sql"),
+    ("swe-search", "swe_search"),
+    ("microtheory", "microtheory"),
+    ("steer", "steer"),
+    ("kvcompress", "kvcompress"),
+    ("gama", "gama"),
+    ("compgen", "compgen"),
+]
+
+app = typer.Typer(
+    name="reason",
+    help="Composable tools for a family of ICLR 2025 reasoning systems. Records are JSON Lines on stdout.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"reason {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Default seed for every subcommand.")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress or tables on stderr.")] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    State.debug, State.seed = debug, seed
+    console.set_quiet(quiet)
+
+
+@app.command()
+def info(as_json: Annotated[bool, typer.Option("--json", help="Print the facts as one JSON record.")] = False):
+    """Show Python, package versions, installed extras, torch device, CUDA and numba threading layer.
+
+    Example: reason info --json | jq .extras
+    """
+    from cli.info import gather, show
+
+    facts = gather()
+    if as_json:
+        print(json.dumps({"type": "reason.info", "schema": 1, **facts}))
+    else:
+        show(facts)
+
+
+for _name, _module in SYSTEMS:
+    if importlib.util.find_spec(f"cli.{_module}") is not None:
+        app.add_typer(importlib.import_module(f"cli.{_module}").app, name=_name)
+
+
+def main() -> None:
+    debug = "--debug" in sys.argv
+    try:
+        app(standalone_mode=False)
+    except ReasonError as exc:
+        if debug:
+            traceback.print_exc()
+        console.console.print(f"error: {exc}", style="red", highlight=False, markup=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        console.console.print("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        console.console.print("interrupted; results written so far are kept (use --resume)")
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+import pytest
+
+from tests.support.openai_stub import StubServer, chat_payload
+from toolkit.core.errors import RuntimeFailure
+from toolkit.core.llm import from_uri
+
+
+def test_retries_429_then_succeeds():
+    calls = {"n": 0}
+
+    def respond(body):
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            return 429, {"error": "slow down"}
+        return 200, chat_payload([f"answer {i}" for i in range(body["n"])])
+
+    with StubServer(respond) as server:
+        llm = from_uri(f"openai:stub@{server.url}?backoff=0.01")
+        out = llm.complete([{"role": "user", "content": "hi"}], n=2, temperature=0.7, max_tokens=5)
+    assert out.texts == ["answer 0", "answer 1"]
+    assert calls["n"] == 3
+    assert server.requests[-1]["n"] == 2 and server.requests[-1]["temperature"] == 0.7
+    assert llm.usage.calls == 1 and llm.usage.prompt_tokens == 5
+
+
+def test_always_500_gives_bounded_retries():
+    with StubServer(lambda body: (500, {"error": "boom"})) as server:
+        llm = from_uri(f"openai:stub@{server.url}?backoff=0.01&max_retries=3")
+        with pytest.raises(RuntimeFailure, match="gave up after 4 attempts: HTTP 500"):
+            llm.complete([{"role": "user", "content": "hi"}])
+        assert len(server.requests) == 4
+
+
+def test_hanging_server_times_out():
+    with StubServer(lambda body: (200, chat_payload(["late"])), delay=2.0) as server:
+        llm = from_uri(f"openai:stub@{server.url}?timeout=0.3&max_retries=0")
+        with pytest.raises(RuntimeFailure, match="timeout"):
+            llm.complete([{"role": "user", "content": "hi"}])
+
+
+def test_unreachable_server_is_clear():
+    llm = from_uri("openai:stub@http://127.0.0.1:9/v1?backoff=0.01&max_retries=1")
+    with pytest.raises(RuntimeFailure, match="gave up after 2 attempts: connection failed"):
+        llm.complete([{"role": "user", "content": "hi"}])
+
+
+def test_stop_is_applied_and_sent():
+    with StubServer(lambda body: (200, chat_payload(["A. then B"]))) as server:
+        llm = from_uri(f"openai:stub@{server.url}")
+        out = llm.complete([{"role": "user", "content": "x"}], stop=["then"])
+    assert out.text == "A. "
+    assert server.requests[0]["stop"] == ["then"]

@@ -1,0 +1,39 @@
+"""Tiny transformers models built from configs with locally built tokenizers (no downloads)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+WORDS = ("the a cube is on red blue green yes no answer question what which stack pick place robot arm "
+         "gripper table one two three four five six seven eight nine zero").split()
+
+
+def build_word_tokenizer(words=WORDS):
+    """A whitespace word-level fast tokenizer with <pad>/<s>/</s>/<unk>."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {t: i for i, t in enumerate(["<pad>", "<s>", "</s>", "<unk>", *dict.fromkeys(words)])}
+    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    from tokenizers import decoders
+
+    core.decoder = decoders.WordPiece(prefix="##", cleanup=False)
+    return PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", bos_token="<s>",
+                                   eos_token="</s>", unk_token="<unk>")
+
+
+def build_tiny_llama(out: Path, seed: int = 0) -> Path:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    tok = build_word_tokenizer()
+    config = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+                         pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+                         eos_token_id=tok.eos_token_id)
+    model = LlamaForCausalLM(config)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out

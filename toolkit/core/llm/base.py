@@ -1,0 +1,146 @@
+"""The LLM backend contract: `complete(messages, n, temperature, max_tokens, stop)`.
+
+Messages are OpenAI-style dicts: {"role": "system"|"user"|"assistant", "content": str or
+a list of parts ({"type": "text", "text": ...} / {"type": "image_url", "image_url": {"url":
+"data:image/png;base64,..."}})}. A backend returns a Completion with `n` texts and, where
+the backend has them, per-token logprobs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Message = dict[str, Any]
+
+
+@dataclass
+class Completion:
+    texts: list[str]
+    # One list per text of (token, logprob) pairs, or None when the backend has none.
+    logprobs: list[list[tuple[str, float]]] | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def text(self) -> str:
+        return self.texts[0]
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"texts": self.texts}
+        if self.logprobs is not None:
+            out["logprobs"] = [[[t, lp] for t, lp in seq] for seq in self.logprobs]
+        out["prompt_tokens"] = self.prompt_tokens
+        out["completion_tokens"] = self.completion_tokens
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Completion:
+        lps = data.get("logprobs")
+        return cls(
+            texts=list(data["texts"]),
+            logprobs=[[(t, float(lp)) for t, lp in seq] for seq in lps] if lps is not None else None,
+            prompt_tokens=int(data.get("prompt_tokens", 0)),
+            completion_tokens=int(data.get("completion_tokens", 0)),
+        )
+
+
+@dataclass
+class Usage:
+    """Token and call accounting, reported at the end of a run."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+    def add(self, completion: Completion, seconds: float) -> None:
+        self.calls += 1
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        self.seconds += seconds
+
+    def summary(self) -> str:
+        return (
+            f"LLM: {self.calls} call(s), {self.prompt_tokens} prompt + {self.completion_tokens} "
+            f"completion tokens, {self.seconds:.1f} s"
+        )
+
+
+class LLM(Protocol):
+    name: str
+    usage: Usage
+
+    def complete(
+        self,
+        messages: list[Message],
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        stop: list[str] | None = None,
+    ) -> Completion: ...
+
+
+@dataclass
+class Backend:
+    """Base class: subclasses implement `_complete`; accounting and argument checks live here."""
+
+    name: str = "backend"
+    usage: Usage = field(default_factory=Usage)
+
+    def complete(
+        self,
+        messages: list[Message],
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        stop: list[str] | None = None,
+    ) -> Completion:
+        if not messages:
+            raise ValueError("messages must not be empty")
+        if n < 1:
+            raise ValueError("n must be >= 1")
+        start = time.perf_counter()
+        completion = self._complete(messages, n, temperature, max_tokens, list(stop) if stop else None)
+        self.usage.add(completion, time.perf_counter() - start)
+        return completion
+
+    def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:  # pragma: no cover
+        raise NotImplementedError
+
+
+def normalize_request(
+    messages: list[Message], n: int, temperature: float, max_tokens: int, stop: list[str] | None
+) -> dict[str, Any]:
+    """The request as a canonical JSON-able dict (backend and model excluded, so replays port)."""
+    return {
+        "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+        "n": int(n),
+        "temperature": round(float(temperature), 6),
+        "max_tokens": int(max_tokens),
+        "stop": list(stop) if stop else None,
+    }
+
+
+def request_key(request: dict[str, Any]) -> str:
+    blob = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:24]
+
+
+def apply_stop(text: str, stop: list[str] | None) -> str:
+    """Cut a text at the first stop string (backends that cannot stop natively)."""
+    if not stop:
+        return text
+    cut = min((i for i in (text.find(s) for s in stop) if i >= 0), default=-1)
+    return text if cut < 0 else text[:cut]
+
+
+def message_text(message: Message) -> str:
+    """The text parts of a message's content, joined."""
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content if p.get("type") == "text")

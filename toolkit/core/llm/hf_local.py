@@ -1,0 +1,74 @@
+"""`hf:PATH` — a local transformers causal LM, batched generation on CPU or CUDA.
+
+Options in the URI query: `?load_in_4bit=1`, `?load_in_8bit=1` (bitsandbytes, CUDA only),
+`?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkit.core.errors import InputError
+from toolkit.core.extras import require
+from toolkit.core.llm.base import Backend, Completion, apply_stop, message_text
+from toolkit.core.models import load_causal_lm
+
+
+@dataclass
+class HFBackend(Backend):
+    path: Path = Path()
+    options: dict[str, str] | None = None
+    batch_size: int = 8
+
+    def __post_init__(self) -> None:
+        require("ml", "torch", "transformers")
+        opts = self.options or {}
+        self.name = f"hf:{self.path}"
+        self.model, self.tokenizer, self.device = load_causal_lm(
+            self.path,
+            device=opts.get("device", "auto"),
+            dtype=opts.get("dtype"),
+            load_in_4bit=opts.get("load_in_4bit") in ("1", "true"),
+            load_in_8bit=opts.get("load_in_8bit") in ("1", "true"),
+        )
+
+    def render(self, messages: list[dict[str, Any]]) -> str:
+        for m in messages:
+            if not isinstance(m["content"], str) and any(p.get("type") != "text" for p in m["content"]):
+                raise InputError(f"{self.name}: a causal LM cannot take images; use a VLM command")
+        tok = self.tokenizer
+        if getattr(tok, "chat_template", None):
+            msgs = [{"role": m["role"], "content": message_text(m)} for m in messages]
+            return tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+        lines = [f"{m['role']}: {message_text(m)}" for m in messages]
+        return "\n".join(lines) + "\nassistant:"
+
+    def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:
+        import torch
+
+        prompt = self.render(messages)
+        tok = self.tokenizer
+        enc = tok([prompt], return_tensors="pt", add_special_tokens=not getattr(tok, "chat_template", None))
+        enc = {k: v.to(self.device) for k, v in enc.items()}
+        sample = temperature > 0
+        kwargs = dict(max_new_tokens=max_tokens, do_sample=sample, num_return_sequences=n,
+                      output_scores=True, return_dict_in_generate=True,
+                      pad_token_id=tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id)
+        if sample:
+            kwargs["temperature"] = float(temperature)
+        with torch.no_grad():
+            out = self.model.generate(**enc, **kwargs)
+        prompt_len = enc["input_ids"].shape[1]
+        new_tokens = out.sequences[:, prompt_len:]
+        logsoft = torch.stack([s.float().log_softmax(-1) for s in out.scores], dim=1)  # (n, steps, vocab)
+        texts, logprobs, produced = [], [], 0
+        for row in range(new_tokens.shape[0]):
+            ids = new_tokens[row].tolist()
+            if tok.eos_token_id is not None and tok.eos_token_id in ids:
+                ids = ids[: ids.index(tok.eos_token_id)]
+            produced += len(ids)
+            texts.append(apply_stop(tok.decode(ids, skip_special_tokens=True), stop))
+            logprobs.append([(tok.decode([t]), float(logsoft[row, i, t])) for i, t in enumerate(ids)])
+        return Completion(texts, logprobs, prompt_len, produced)

@@ -1,0 +1,142 @@
+"""Local-only model loading, safetensors checkpoints, seeding and device choice.
+
+Nothing here reaches a hub: every model is a local directory with a config.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from toolkit.core.errors import InputError, RuntimeFailure
+from toolkit.core.extras import has, require
+
+# Never let transformers/huggingface_hub try the network for a local path.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % (2**32))
+    if has("torch"):
+        import torch
+
+        torch.manual_seed(seed)
+
+
+def pick_device(preference: str = "auto") -> str:
+    if preference not in ("auto", "cpu", "cuda") and not preference.startswith("cuda:"):
+        raise InputError(f"--device {preference}: expected auto, cpu or cuda[:N]")
+    if preference == "cpu":
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda" if preference == "auto" else preference
+    if preference.startswith("cuda"):
+        raise RuntimeFailure(f"--device {preference}: no CUDA device is available")
+    return "cpu"
+
+
+def check_model_dir(path: str | Path, what: str = "model") -> Path:
+    """A model is a local directory with a config.json; say clearly when it is not."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such {what} directory (models are local paths; nothing is downloaded)")
+    if not p.is_dir():
+        raise InputError(f"{p}: expected a {what} directory with config.json, got a file")
+    config = p / "config.json"
+    if not config.exists():
+        raise InputError(f"{p}: not a {what} directory (no config.json)")
+    try:
+        json.loads(config.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{config}: corrupted config ({exc})") from None
+    return p
+
+
+def resolve_dtype(name: str | None):
+    import torch
+
+    if name in (None, "", "auto"):
+        return None
+    try:
+        return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+    except KeyError:
+        raise InputError(f"dtype {name}: expected float32, bfloat16 or float16") from None
+
+
+def quantization_config(load_in_4bit: bool, load_in_8bit: bool):
+    """bitsandbytes 4/8-bit loading, only where a CUDA device exists."""
+    if not (load_in_4bit or load_in_8bit):
+        return None
+    import torch
+
+    if not torch.cuda.is_available():
+        raise RuntimeFailure("4-bit/8-bit loading needs a CUDA device with bitsandbytes; none is available here")
+    require("ml", "bitsandbytes")
+    from transformers import BitsAndBytesConfig
+
+    if load_in_4bit:
+        return BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
+                                  bnb_4bit_compute_dtype=torch.bfloat16)
+    return BitsAndBytesConfig(load_in_8bit=True)
+
+
+def load_causal_lm(path: str | Path, *, device: str = "auto", dtype: str | None = None,
+                   load_in_4bit: bool = False, load_in_8bit: bool = False) -> tuple[Any, Any, str]:
+    """Load a local causal LM and its tokenizer, left-padded for batched generation."""
+    require("ml", "torch", "transformers")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    p = check_model_dir(path)
+    dev = pick_device(device)
+    quant = quantization_config(load_in_4bit, load_in_8bit)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(p, local_files_only=True)
+        kwargs: dict[str, Any] = {"local_files_only": True}
+        if resolve_dtype(dtype) is not None:
+            kwargs["dtype"] = resolve_dtype(dtype)
+        if quant is not None:
+            kwargs["quantization_config"] = quant
+            kwargs["device_map"] = {"": 0}
+        model = AutoModelForCausalLM.from_pretrained(p, **kwargs)
+    except (OSError, ValueError, KeyError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"{p}: cannot load as a causal LM ({first})") from None
+    if quant is None:
+        model.to(dev)
+    model.eval()
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return model, tokenizer, dev
+
+
+def save_tensors(tensors: dict[str, Any], path: str | Path, metadata: dict[str, str] | None = None) -> None:
+    require("ml", "safetensors", "torch")
+    from safetensors.torch import save_file
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.contiguous() for k, v in tensors.items()}, str(path), metadata=metadata)
+
+
+def load_tensors(path: str | Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """Load a safetensors file; a missing or corrupted file is a one-line input error."""
+    require("ml", "safetensors", "torch")
+    from safetensors import safe_open
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such checkpoint file")
+    try:
+        with safe_open(str(p), framework="pt") as fh:
+            return {k: fh.get_tensor(k) for k in fh.keys()}, dict(fh.metadata() or {})
+    except Exception as exc:  # safetensors raises several private error types
+        raise InputError(f"{p}: corrupted or not a safetensors checkpoint ({exc})") from None
