@@ -46,7 +46,7 @@ def show(facts: dict) -> None:
     table.add_row("CUDA available", str(facts["cuda"]))
     table.add_row("numba threading layer", str(facts["numba_threading_layer"]))
     for extra, ok in facts["extras"].items():
-        table.add_row(f"extra [{extra}]", "installed" if ok else "missing")
+        table.add_row(f"extra: {extra}", "installed" if ok else "missing")
     for name, version in facts["packages"].items():
         table.add_row(name, version or "-")
     console.print(table)
