@@ -80,8 +80,13 @@ def parse_vary(items: list[str]) -> dict[str, list[dict]]:
 def summarize(results: list[dict], group: tuple[str, ...] = ("players", "variant")) -> list[dict]:
     """Per (group, game): mean and std of the score over runs; per group: the overall mean of game means."""
     table: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    seats: dict[tuple, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for r in results:
-        table[tuple(r[g] for g in group)][r["game"]].append(r["score"])
+        key = tuple(r[g] for g in group)
+        table[key][r["game"]].append(r["score"])
+        for kind, value in (r.get("by_player") or {}).items():
+            if value is not None:
+                seats[key][r["game"]][kind].append(value)
     out = []
     for key, games in table.items():
         per_game = {g: float(np.mean(v)) for g, v in games.items()}
@@ -90,5 +95,7 @@ def summarize(results: list[dict], group: tuple[str, ...] = ("players", "variant
         complete = all(g in per_game for g in GAMES)
         out.append(make_record("gama.summary", SCHEMA, **dict(zip(group, key, strict=True)), games=per_game,
                                std=spread, runs=runs,
+                               by_player={g: {k: float(np.mean(v)) for k, v in kinds.items()}
+                                          for g, kinds in seats[key].items()},
                                overall=float(np.mean(list(per_game.values()))) if complete else None))
     return out

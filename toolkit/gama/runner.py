@@ -6,15 +6,26 @@ from pathlib import Path
 
 from toolkit.core.errors import InputError
 from toolkit.core.parallel import iter_jobs
-from toolkit.core.records import RecordWriter, read_records
-from toolkit.gama.engine import RESULT, Job, play, result_key
+from toolkit.core.records import RecordWriter, dumps, read_records
+from toolkit.gama.engine import RESULT, ROUND, Job, play, result_key
 
 
 def previous_results(out: Path | None) -> list[dict]:
-    """`gama.result` records already in --out (for --resume); malformed lines are skipped."""
+    """Prepare --out for --resume and return the `gama.result` records it already holds.
+
+    Rounds of a run that never got its result (an interrupted run) and old summaries are dropped,
+    as are malformed lines; the run is played again and the summary recomputed.
+    """
     if out is None or not Path(out).exists():
         return []
-    return [r for r in read_records(out, skip_bad=True) if r.get("type") == RESULT]
+    kept = list(read_records(out, skip_bad=True))
+    results = [r for r in kept if r.get("type") == RESULT]
+    finished = {result_key(r) for r in results}
+    kept = [r for r in kept if r.get("type") == RESULT or (r.get("type") == ROUND and result_key(r) in finished)]
+    tmp = Path(out).with_suffix(Path(out).suffix + ".resume")
+    tmp.write_text("".join(dumps(r) + "\n" for r in kept), encoding="utf-8")
+    tmp.replace(out)
+    return results
 
 
 def run_jobs(jobs: list[Job], writer: RecordWriter, *, workers: int = 1, ray_address: str | None = None,

@@ -8,12 +8,17 @@ staying home pays `home_payoff`.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
-from scipy.stats import binom
 
 from toolkit.gama import parsing, scoring
 from toolkit.gama.games.base import Decision, Game, Param
+
+
+def binom_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p)."""
+    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(0, min(k, n) + 1))
 
 
 class Bar(Game):
@@ -51,6 +56,10 @@ class Bar(Game):
         self.history.append(outcome)
         return outcome
 
+    @cached_property
+    def go_probability(self) -> float:
+        return self.equilibrium_probability()
+
     def equilibrium_probability(self) -> float:
         """Symmetric mixed Nash equilibrium: the go probability that makes going and staying equal."""
         m, n = self.seats_free, self.n
@@ -63,7 +72,7 @@ class Bar(Game):
         lo, hi = 0.0, 1.0
         for _ in range(60):
             mid = (lo + hi) / 2
-            if binom.cdf(m - 1, n - 1, mid) > want:
+            if binom_cdf(m - 1, n - 1, mid) > want:
                 lo = mid
             else:
                 hi = mid
@@ -73,7 +82,7 @@ class Bar(Game):
         return bool(rng.random() < 0.5)
 
     def strategy_equilibrium(self, d, rng):
-        return bool(rng.random() < self.equilibrium_probability())
+        return bool(rng.random() < self.go_probability)
 
     def _others(self, seat: int, rounds: list[dict]) -> float:
         return float(np.mean([h["go_count"] - int(h["go"][seat]) for h in rounds]))

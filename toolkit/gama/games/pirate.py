@@ -10,13 +10,13 @@ thrown overboard and the next one proposes. With one pirate left it keeps everyt
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 from toolkit.gama import parsing, scoring
 from toolkit.gama.games.base import Decision, Game, Param
 
 
-@lru_cache(maxsize=None)
+@cache
 def spe_plan(n: int, golds: int) -> tuple[int, ...]:
     """Subgame-perfect plan for n pirates (index 0 proposes): buy the cheapest ceil(n/2)-1 votes.
 
@@ -27,7 +27,7 @@ def spe_plan(n: int, golds: int) -> tuple[int, ...]:
         return (golds,)
     after = spe_plan(n - 1, golds)
     need = math.ceil(n / 2) - 1
-    cost = sorted(((after[j - 1] + 1, j) for j in range(1, n)))[:need]
+    cost = sorted((after[j - 1] + 1, j) for j in range(1, n))[:need]
     plan = [0] * n
     for c, j in cost:
         plan[j] = c
@@ -77,7 +77,8 @@ class Pirate(Game):
                    for rank, seat in enumerate(aboard) if rank > 0}
         outcome = {"round": k, "proposer": proposer, "aboard": aboard, "plan": list(plan), "spe_plan": list(best),
                    "l1": int(sum(abs(a - b) for a, b in zip(plan, best, strict=True))),
-                   "votes": {str(s): v for s, v in votes.items()}, "vote_correct": {str(s): c for s, c in correct.items()},
+                   "votes": {str(s): v for s, v in votes.items()},
+                   "vote_correct": {str(s): c for s, c in correct.items()},
                    "yes": yes, "accepted": accepted}
         if accepted:
             self.final = [0] * self.first + list(plan)
