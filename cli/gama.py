@@ -134,7 +134,7 @@ def play(
 ):
     """Play one game: a gama.round record per round and a gama.result record (score 0-100) per run.
 
-    Example: reason gama play guess --players "llm*3,equilibrium" --llm replay:assets/gama/replay.jsonl --rounds 5
+    Example: reason gama play guess -P "llm*2,equilibrium" -n 4 -r 3 --llm replay:assets/gama/replay.jsonl
     """
     from dataclasses import replace
 
