@@ -36,6 +36,7 @@ def test_bench_replays_shipped_recording(reason):
     summary = got[-1]
     assert summary["type"] == "gama.summary" and len(summary["games"]) == 8 and summary["overall"] is not None
     assert "LLM decisions: 40" in out.stderr
+    assert "Mixed tables" in out.stderr and "equilibrium" in out.stderr
 
 
 def test_bench_resume_after_interruption(reason, tmp_path):

@@ -28,6 +28,13 @@ def test_equilibrium_players_score_100(game):
     assert r["score"] == pytest.approx(100.0)
 
 
+@pytest.mark.parametrize("ratio", ["1/2", "1", "4/3"])
+def test_guess_equilibrium_scores_100_for_any_ratio(ratio):
+    from toolkit.gama import parse_params
+
+    assert result("guess", "equilibrium", rounds=3, params=parse_params("guess", [f"ratio={ratio}"]))["score"] == 100
+
+
 def test_auction_equilibrium_keeps_one_nth_of_value():
     # bid (N-1)/N v exactly when v is a multiple of N: kept share 1/N -> score 100/N
     r = result("auction", "equilibrium", n_players=10, params={"step": 10, "vmin": 10})

@@ -10,8 +10,11 @@ def test_guess_uses_mean_of_round_averages():
     assert scoring.guess_score([[20, 40], [0, 20]], 0, 100, 2 / 3) == pytest.approx(80.0)
     # range 50..150: (150 - 70)/100 = 80
     assert scoring.guess_score([[70]], 50, 150, 0.5) == pytest.approx(80.0)
-    # ratio > 1 mirrors: equilibrium is MAX
+    # ratio > 1: equilibrium is MAX, score (mean - MIN)/D; ratio = 1: 1 - |2S - D|/D
     assert scoring.guess_score([[100]], 0, 100, 4 / 3) == pytest.approx(100.0)
+    assert scoring.guess_score([[80]], 50, 150, 1.5) == pytest.approx(30.0)
+    assert scoring.guess_score([[50]], 0, 100, 1) == pytest.approx(100.0)
+    assert scoring.guess_score([[75]], 0, 100, 1) == pytest.approx(50.0)
 
 
 def test_bar_matches_issue_form_at_default_and_normalises_otherwise():

@@ -73,3 +73,24 @@ def plot_trajectories(results: list[dict], out_dir: Path) -> list[Path]:
         plt.close(fig)
         written.append(path)
     return written
+
+
+def seat_table(summaries: list[dict]):
+    """For mixed tables: the per-seat-type scores (games with a per-player score), or None if no table is mixed."""
+    from rich.table import Table
+
+    mixed = [s for s in summaries if any(len(kinds) > 1 for kinds in s.get("by_player", {}).values())]
+    if not mixed:
+        return None
+    games = [g for g in GAMES if any(g in s["by_player"] for s in mixed)]
+    table = Table(title="Mixed tables: mean score of each seat type (games with per-player scores)")
+    table.add_column("players")
+    table.add_column("seat type")
+    for g in games:
+        table.add_column(SHORT[g], justify="right")
+    for s in mixed:
+        kinds = list(dict.fromkeys(k for g in games for k in s["by_player"].get(g, {})))
+        for kind in kinds:
+            cells = [s["by_player"].get(g, {}).get(kind) for g in games]
+            table.add_row(row_label(s), kind, *["-" if c is None else f"{c:.1f}" for c in cells])
+    return table

@@ -2,10 +2,13 @@
 
 Sources: Huang et al., "Competing Large Language Models in Multi-Agent Gaming Environments"
 (ICLR 2025; arXiv:2403.11807, earlier title "How Far Are We on the Decision-Making of LLMs?"),
-the scoring scheme of Section 3 / Appendix, and the public code at github.com/CUHK-ARISE/GAMABench
-(games/*.py: round rules; README "Updates": the Apr-2024 change that makes the Public Goods,
-Diner's Dilemma and Sealed-Bid Auction scores reward the self-interested, rational choice).
-Notation: N players, K rounds, i a seat, k a round.
+its dynamic scoring scheme, and the public code at github.com/CUHK-ARISE/GAMABench: the
+`compute_score` methods of games/guessing_game.py, bar_game.py, divide_dollar.py and
+diner_dilemma.py at commit e44a56a, the score printed by games/public_goods.py at commit d4e2e5e,
+and the README "Updates" (Apr 25, 2024: Public Goods, Diner's Dilemma and Sealed-Bid Auction
+scores changed to reward the self-interested, rational choice). For the auction, Battle Royale and
+Pirate Game no scoring code is public in the stored copies; those follow the formulas as the
+issue quotes them from the paper. Notation: N players, K rounds, i a seat, k a round.
 
 Every function takes plain sequences (per round, per seat) so it can be checked by hand.
 """
@@ -18,26 +21,31 @@ import numpy as np
 
 
 def guess_score(choices: Sequence[Sequence[float]], lo: float, hi: float, ratio: float) -> float:
-    """Guess 2/3 of the Average: S1 = (MAX - mean_k Cbar_k) / (MAX - MIN) * 100.
+    """Guess 2/3 of the Average: S1 = (MAX - mean_k Cbar_k) / (MAX - MIN) * 100 for ratio < 1.
 
-    Cbar_k is the average number chosen in round k (paper, scoring of game 1; the Nash
-    equilibrium with ratio < 1 is everyone choosing MIN, which scores 100). For ratio > 1 the
-    equilibrium is MAX and we mirror the formula, (mean - MIN)/(MAX - MIN)*100 (our extension,
-    used only by generalizability sweeps; the paper's runs use ratio < 1).
+    Cbar_k is the average number chosen in round k; the Nash equilibrium (everyone at MIN) scores
+    100. As in the reference `compute_score`, with S = mean_k Cbar_k - MIN and D = MAX - MIN:
+    ratio > 1 (equilibrium MAX) gives S / D * 100 and ratio = 1 gives (1 - |2S - D| / D) * 100.
+    (For ratio < 1 the reference computes (MAX - S)/D, which equals the paper's form only when
+    MIN = 0 and can exceed 100 otherwise; we keep the paper's form.)
     """
     means = [float(np.mean(r)) for r in choices]
     overall = float(np.mean(means))
+    d, s = hi - lo, overall - lo
     if ratio > 1:
-        return (overall - lo) / (hi - lo) * 100.0
-    return (hi - overall) / (hi - lo) * 100.0
+        return s / d * 100.0
+    if ratio == 1:
+        return (1 - abs(2 * s - d) / d) * 100.0
+    return (hi - overall) / d * 100.0
 
 
 def bar_score(go_ratios: Sequence[float], capacity: float) -> float:
     """El Farol Bar: S2 = (1 - mean_k |g_k - R| / max(R, 1 - R)) * 100.
 
     g_k is the fraction of players who went in round k, R the capacity ratio. max(R, 1 - R) is
-    the largest possible deviation, so the score spans 0-100 for any R; with the default R = 0.6
-    this is exactly the issue's (0.6 - mean|g_k - 0.6|)/0.6 * 100.
+    the largest possible deviation, so the score spans 0-100 for any R (reference bar_game.py
+    `compute_score`: R' = max(R, 1 - R), (R' - S)/R' * 100); with the default R = 0.6 this is
+    exactly the issue's (0.6 - mean|g_k - 0.6|)/0.6 * 100.
     """
     dev = float(np.mean([abs(g - capacity) for g in go_ratios]))
     return (1.0 - dev / max(capacity, 1.0 - capacity)) * 100.0
@@ -47,8 +55,9 @@ def dollar_score(totals: Sequence[float], golds: float) -> float:
     """Divide the Dollar: S3 = max((G - mean_k |sum_i B_ik - G|) / G * 100, 0).
 
     B_ik is player i's claim in round k and G the golds to divide. Dividing both sides by N
-    gives the issue's per-player form, (G/N - mean|sum/N - G/N|)/(G/N), i.e. G = 10 for
-    100 golds and 10 players: the same number.
+    gives the per-player form of the issue and of the reference divide_dollar.py `compute_score`,
+    max((G/N - mean|sum/N - G/N|)/(G/N) * 100, 0), i.e. "G = 10" for 100 golds and 10 players:
+    the same number.
     """
     dev = float(np.mean([abs(t - golds) for t in totals]))
     return max((golds - dev) / golds * 100.0, 0.0)
@@ -58,8 +67,8 @@ def goods_score(contributions: Sequence[Sequence[float]], tokens: float) -> floa
     """Public Goods Game: S4 = (T - mean_{i,k} C_ik) / T * 100.
 
     C_ik is the contribution, T the per-round endowment. Contributing nothing is the dominant
-    strategy whenever multiplier < N, and the updated scheme (GAMABench README, Apr 25, 2024)
-    rewards it with 100.
+    strategy whenever multiplier < N, and the updated scheme (GAMABench README, Apr 25, 2024;
+    public_goods.py prints 100 - 5 * mean contribution for T = 20) rewards it with 100.
     """
     return (tokens - float(np.mean(contributions))) / tokens * 100.0
 
@@ -68,7 +77,8 @@ def diner_score(costly: Sequence[Sequence[bool]]) -> float:
     """Diner's Dilemma: S5 = mean_{i,k} D_ik * 100, D_ik = 1 when player i ordered the costly dish.
 
     With the default prices ordering the costly dish is dominant (extra utility 5 > extra own
-    share of the bill 10/N); the updated scheme rewards that self-interested choice.
+    share of the bill 10/N); the updated scheme rewards that self-interested choice (reference
+    diner_dilemma.py `compute_score`: mean(1 - share choosing cheap) * 100).
     """
     return float(np.mean(np.asarray(costly, dtype=float))) * 100.0
 

@@ -49,6 +49,10 @@ class Guess(Game):
         return int(rng.integers(self.p["min"], self.p["max"] + 1))
 
     def strategy_equilibrium(self, d: Decision, rng):
+        """MIN for ratio < 1, MAX for ratio > 1; with ratio = 1 any common number is an equilibrium and
+        the midpoint is the one the score rewards."""
+        if self.p["ratio"] == 1:
+            return int(round((self.p["min"] + self.p["max"]) / 2))
         return self.p["max"] if self.p["ratio"] > 1 else self.p["min"]
 
     def strategy_best_response(self, d: Decision, rng):
