@@ -84,10 +84,13 @@ def _execute(jobs, out, resume, workers, ray, description):
 def _show(results, group=("players", "variant")):
     from toolkit.core import console
     from toolkit.gama import summarize
-    from toolkit.gama.report import leaderboard_table, seat_table
+    from toolkit.gama.report import leaderboard_table, seat_table, variant_table
 
     summaries = summarize(results, group)
-    console.console.print(leaderboard_table(summaries))
+    if any(s["variant"] != "default" for s in summaries):
+        console.console.print(variant_table(summaries))
+    else:
+        console.console.print(leaderboard_table(summaries))
     seats = seat_table(summaries)
     if seats is not None:
         console.console.print(seats)

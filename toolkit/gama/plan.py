@@ -15,7 +15,7 @@ from toolkit.gama.games import GAMES, game_class, parse_params
 # Generalizability variants used by `sweep --preset generalizability` (ours, after the paper's idea of
 # re-running each game with changed parameters; the issue names ratio 1/2 and capacity 40%).
 GENERALIZABILITY = {
-    "guess": [{"ratio": 0.5}, {"ratio": 2 / 3}, {"max": 200}],
+    "guess": [{"ratio": 0.5}, {"ratio": 2 / 3}, {"ratio": 4 / 3}, {"max": 200}],
     "bar": [{"capacity": 0.4}, {"capacity": 0.6}, {"capacity": 0.8}],
     "dollar": [{"golds": 50}, {"golds": 100}, {"golds": 200}],
     "goods": [{"multiplier": 1.5}, {"multiplier": 2}, {"multiplier": 4}],

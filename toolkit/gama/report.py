@@ -24,7 +24,7 @@ def leaderboard_table(summaries: list[dict]):
 
     games = [g for g in GAMES if any(g in s["games"] for s in summaries)]
     table = Table(title="GAMA(γ)-Bench scores (0-100, mean over runs)")
-    table.add_column("players")
+    table.add_column("players", overflow="fold")
     table.add_column("Overall", justify="right")
     for g in games:
         table.add_column(SHORT[g], justify="right")
@@ -93,4 +93,20 @@ def seat_table(summaries: list[dict]):
         for kind in kinds:
             cells = [s["by_player"].get(g, {}).get(kind) for g in games]
             table.add_row(row_label(s), kind, *["-" if c is None else f"{c:.1f}" for c in cells])
+    return table
+
+
+def variant_table(summaries: list[dict]):
+    """For sweeps: one row per game and variant with the mean, spread and number of runs."""
+    from rich.table import Table
+
+    table = Table(title="GAMA(γ)-Bench sweep: score per game and variant (0-100)")
+    for name, justify in (("game", "left"), ("variant", "left"), ("players", "left"), ("mean", "right"),
+                          ("std", "right"), ("runs", "right")):
+        table.add_column(name, justify=justify, overflow="fold")
+    rows = [(g, s) for s in summaries for g in s["games"]]
+    rows.sort(key=lambda gs: (list(GAMES).index(gs[0]), gs[1]["variant"], gs[1]["players"]))
+    for g, s in rows:
+        table.add_row(SHORT[g], s["variant"], s["players"], f"{s['games'][g]:.1f}", f"{s['std'][g]:.1f}",
+                      str(s["runs"][g]))
     return table
