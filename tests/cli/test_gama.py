@@ -1,0 +1,85 @@
+"""End-to-end runs of `reason gama` (subprocess): play, bench (shipped replay, resume), sweep, report."""
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+REPLAY_ARGS = ["--players", "llm*2,equilibrium", "--n-players", "4", "--rounds", "3", "--runs", "1", "--seed", "0",
+               "--no-rounds"]
+
+
+def records(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_games_and_play(reason):
+    listed = records(reason("gama", "games").stdout)
+    assert [r["game"] for r in listed] == ["guess", "bar", "dollar", "goods", "diner", "auction", "battle", "pirate"]
+    assert listed[1]["params"]["capacity"]["default"] == 0.6
+    out = reason("gama", "play", "guess", "--players", "equilibrium", "--rounds", "3", "--runs", "2",
+                 "-p", "ratio=1/2", "--seed", "3")
+    assert out.returncode == 0, out.stderr
+    recs = records(out.stdout)
+    assert [r["type"] for r in recs] == ["gama.round"] * 3 + ["gama.result"] + ["gama.round"] * 3 + ["gama.result"]
+    assert recs[3]["score"] == 100.0 and recs[3]["params"]["ratio"] == 0.5
+    assert "Guessing" in out.stderr
+
+
+def test_bench_replays_shipped_recording(reason):
+    out = reason("gama", "bench", *REPLAY_ARGS, "--llm", f"replay:{ROOT / 'assets/gama/replay.jsonl'}")
+    assert out.returncode == 0, out.stderr
+    got = records(out.stdout)
+    want = records((ROOT / "assets/gama/expected.jsonl").read_text())
+    for r in got + want:
+        r.pop("llm", None)
+    assert got == want
+    summary = got[-1]
+    assert summary["type"] == "gama.summary" and len(summary["games"]) == 8 and summary["overall"] is not None
+    assert "LLM decisions: 40" in out.stderr
+    assert "Mixed tables" in out.stderr and "equilibrium" in out.stderr
+
+
+def test_bench_resume_after_interruption(reason, tmp_path):
+    args = ["gama", "bench", "--players", "fictitious", "--games", "guess,bar,battle", "--runs", "2",
+            "--rounds", "5", "--seed", "1"]
+    full, part = tmp_path / "full.jsonl", tmp_path / "part.jsonl"
+    assert reason(*args, "-o", str(full)).returncode == 0
+    lines = full.read_text().splitlines(keepends=True)
+    part.write_text("".join(lines[:13]) + lines[13][:20])  # two finished runs and a cut line
+    again = reason(*args, "-o", str(part), "--resume")
+    assert again.returncode == 0, again.stderr
+    done = [r for r in records(part.read_text()) if r["type"] == "gama.result"]
+    assert len(done) == 6
+    rounds = [r for r in records(part.read_text()) if r["type"] == "gama.round"]
+    assert len(rounds) == len([r for r in records(full.read_text()) if r["type"] == "gama.round"])
+    assert sum(r["type"] == "gama.summary" for r in records(part.read_text())) == 1
+    assert sorted(json.dumps(r, sort_keys=True) for r in done) == sorted(
+        json.dumps(r, sort_keys=True) for r in records(full.read_text()) if r["type"] == "gama.result")
+
+
+def test_sweep_workers_match_and_report_plots(reason, tmp_path):
+    args = ["gama", "sweep", "--players", "best-response*5,random", "--games", "guess,bar", "--rounds", "6",
+            "--seeds", "0,1", "--vary", "guess:ratio=1/2", "--vary", "bar:capacity=40%"]
+    one = reason(*args, "-o", str(tmp_path / "one.jsonl"))
+    two = reason(*args, "-o", str(tmp_path / "two.jsonl"), "-j", "2")
+    assert one.returncode == 0 and two.returncode == 0, two.stderr
+    assert (tmp_path / "one.jsonl").read_text() == (tmp_path / "two.jsonl").read_text()
+    recs = records((tmp_path / "one.jsonl").read_text())
+    variants = {r["variant"] for r in recs if r["type"] == "gama.result"}
+    assert variants == {"ratio=0.5,seed=0", "ratio=0.5,seed=1", "capacity=0.4,seed=0", "capacity=0.4,seed=1"}
+    rep = reason("gama", "report", str(tmp_path / "one.jsonl"), "--plots", str(tmp_path / "plots"))
+    assert rep.returncode == 0, rep.stderr
+    assert {p.name for p in (tmp_path / "plots").iterdir()} == {"guess.png", "bar.png"}
+    assert (tmp_path / "plots" / "guess.png").read_bytes()[:4] == b"\x89PNG"
+    summaries = records(rep.stdout)
+    assert len(summaries) == 4 and all(s["type"] == "gama.summary" for s in summaries)
+
+
+def test_errors_are_one_line(reason, tmp_path):
+    bad = reason("gama", "play", "bar", "-p", "capcity=0.4")
+    assert bad.returncode == 2 and "unknown parameter 'capcity'" in bad.stderr and "Traceback" not in bad.stderr
+    nollm = reason("gama", "play", "guess", "--players", "llm*2,random", env={"REASON_LLM": ""})
+    assert nollm.returncode == 2 and "--llm" in nollm.stderr
+    (tmp_path / "x.jsonl").write_text('{"type": "gama.result"\n')
+    broken = reason("gama", "report", str(tmp_path / "x.jsonl"))
+    assert broken.returncode == 2 and "x.jsonl:1" in broken.stderr

@@ -1,0 +1,124 @@
+"""The eight GAMA(γ)-Bench score formulas, each mapping a finished game to 0-100.
+
+Sources: Huang et al., "Competing Large Language Models in Multi-Agent Gaming Environments"
+(ICLR 2025; arXiv:2403.11807, earlier title "How Far Are We on the Decision-Making of LLMs?"),
+its dynamic scoring scheme, and the public code at github.com/CUHK-ARISE/GAMABench: the
+`compute_score` methods of games/guessing_game.py, bar_game.py, divide_dollar.py and
+diner_dilemma.py at commit e44a56a, the score printed by games/public_goods.py at commit d4e2e5e,
+and the README "Updates" (Apr 25, 2024: Public Goods, Diner's Dilemma and Sealed-Bid Auction
+scores changed to reward the self-interested, rational choice). For the auction, Battle Royale and
+Pirate Game no scoring code is public in the stored copies; those follow the formulas as the
+issue quotes them from the paper. Notation: N players, K rounds, i a seat, k a round.
+
+Every function takes plain sequences (per round, per seat) so it can be checked by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def guess_score(choices: Sequence[Sequence[float]], lo: float, hi: float, ratio: float) -> float:
+    """Guess 2/3 of the Average: S1 = (MAX - mean_k Cbar_k) / (MAX - MIN) * 100 for ratio < 1.
+
+    Cbar_k is the average number chosen in round k; the Nash equilibrium (everyone at MIN) scores
+    100. As in the reference `compute_score`, with S = mean_k Cbar_k - MIN and D = MAX - MIN:
+    ratio > 1 (equilibrium MAX) gives S / D * 100 and ratio = 1 gives (1 - |2S - D| / D) * 100.
+    (For ratio < 1 the reference computes (MAX - S)/D, which equals the paper's form only when
+    MIN = 0 and can exceed 100 otherwise; we keep the paper's form.)
+    """
+    means = [float(np.mean(r)) for r in choices]
+    overall = float(np.mean(means))
+    d, s = hi - lo, overall - lo
+    if ratio > 1:
+        return s / d * 100.0
+    if ratio == 1:
+        return (1 - abs(2 * s - d) / d) * 100.0
+    return (hi - overall) / d * 100.0
+
+
+def bar_score(go_ratios: Sequence[float], capacity: float) -> float:
+    """El Farol Bar: S2 = (1 - mean_k |g_k - R| / max(R, 1 - R)) * 100.
+
+    g_k is the fraction of players who went in round k, R the capacity ratio. max(R, 1 - R) is
+    the largest possible deviation, so the score spans 0-100 for any R (reference bar_game.py
+    `compute_score`: R' = max(R, 1 - R), (R' - S)/R' * 100); with the default R = 0.6 this is
+    exactly the issue's (0.6 - mean|g_k - 0.6|)/0.6 * 100.
+    """
+    dev = float(np.mean([abs(g - capacity) for g in go_ratios]))
+    return (1.0 - dev / max(capacity, 1.0 - capacity)) * 100.0
+
+
+def dollar_score(totals: Sequence[float], golds: float) -> float:
+    """Divide the Dollar: S3 = max((G - mean_k |sum_i B_ik - G|) / G * 100, 0).
+
+    B_ik is player i's claim in round k and G the golds to divide. Dividing both sides by N
+    gives the per-player form of the issue and of the reference divide_dollar.py `compute_score`,
+    max((G/N - mean|sum/N - G/N|)/(G/N) * 100, 0), i.e. "G = 10" for 100 golds and 10 players:
+    the same number.
+    """
+    dev = float(np.mean([abs(t - golds) for t in totals]))
+    return max((golds - dev) / golds * 100.0, 0.0)
+
+
+def goods_score(contributions: Sequence[Sequence[float]], tokens: float) -> float:
+    """Public Goods Game: S4 = (T - mean_{i,k} C_ik) / T * 100.
+
+    C_ik is the contribution, T the per-round endowment. Contributing nothing is the dominant
+    strategy whenever multiplier < N, and the updated scheme (GAMABench README, Apr 25, 2024;
+    public_goods.py prints 100 - 5 * mean contribution for T = 20) rewards it with 100.
+    """
+    return (tokens - float(np.mean(contributions))) / tokens * 100.0
+
+
+def diner_score(costly: Sequence[Sequence[bool]]) -> float:
+    """Diner's Dilemma: S5 = mean_{i,k} D_ik * 100, D_ik = 1 when player i ordered the costly dish.
+
+    With the default prices ordering the costly dish is dominant (extra utility 5 > extra own
+    share of the bill 10/N); the updated scheme rewards that self-interested choice (reference
+    diner_dilemma.py `compute_score`: mean(1 - share choosing cheap) * 100).
+    """
+    return float(np.mean(np.asarray(costly, dtype=float))) * 100.0
+
+
+def auction_score(valuations: Sequence[Sequence[float]], bids: Sequence[Sequence[float]]) -> float:
+    """Sealed-Bid Auction (first price): S6 = mean_{i,k} max(0, (v_ik - b_ik) / v_ik) * 100.
+
+    The share of its valuation a bidder keeps by shading its bid (overbidding counts as 0).
+    A zero valuation leaves the ratio undefined; such draws are left out of the mean (our choice;
+    with the default draw from multiples of 10 in 0-200 it happens for at most one seat a round).
+    The risk-neutral equilibrium bid (N-1)/N * v scores 100/N.
+    """
+    v = np.asarray(valuations, dtype=float).ravel()
+    b = np.asarray(bids, dtype=float).ravel()
+    keep = v > 0
+    if not keep.any():
+        return 0.0
+    return float(np.mean(np.maximum(0.0, (v[keep] - b[keep]) / v[keep]))) * 100.0
+
+
+def battle_score(shots_at_strongest: Sequence[bool]) -> float:
+    """Battle Royale: S7 = 100 * (turns where the shooter aimed at the strongest remaining opponent) / turns.
+
+    The strongest opponent is the one with the highest hit rate among the others still alive;
+    an intentional miss counts as not aiming at it (the denominator is every turn taken).
+    """
+    if not len(shots_at_strongest):
+        return 0.0
+    return float(np.mean(np.asarray(shots_at_strongest, dtype=float))) * 100.0
+
+
+def pirate_score(l1_distances: Sequence[float], vote_correct: Sequence[bool], golds: float) -> float:
+    """Pirate Game: S8 = 50 * (2G - mean D) / (2G) + 50 * mean A.
+
+    D is the L1 distance between a proposed plan and the subgame-perfect plan for the pirates
+    still aboard (at most 2G), A whether a vote matched the rational vote (accept iff offered
+    more than the voter would get after a rejection). With G = 100 this is the issue's
+    50 * (200 - mean L1)/200 + 50 * accuracy. A game with no vote (one pirate left) scores
+    the vote half as 1.
+    """
+    d = float(np.mean(l1_distances)) if len(l1_distances) else 0.0
+    acc = float(np.mean(np.asarray(vote_correct, dtype=float))) if len(vote_correct) else 1.0
+    return 50.0 * (2 * golds - d) / (2 * golds) + 50.0 * acc
