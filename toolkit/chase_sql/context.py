@@ -59,7 +59,8 @@ def filter_schema(schema: Schema, question: str, evidence: str, values: list[Val
         cols = set()
         for c in t.columns:
             cname = c.name.lower()
-            pieces = [cname, cname.replace("_", ""), *cname.split("_"), *_terms(c.description)[:6]]
+            short = c.description if len(c.description.split()) <= 4 else ""  # an expanded name, not prose
+            pieces = [cname, cname.replace("_", ""), *cname.split("_"), *_terms(short)]
             if (tname, cname) in valued or any(
                     fuzz.ratio(term, p) >= threshold for term in terms for p in pieces if len(p) > 1):
                 cols.add(cname)

@@ -127,7 +127,7 @@ def train_lora_selector(pairs: list[dict[str, Any]], model_dir: str | Path, out:
             opt.zero_grad()
             loss.backward()
             opt.step()
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
     acc_after = accuracy()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ import numpy as np
 
 from toolkit.chase_sql.executor import connect_read_only
 
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 _SKIP_NAME = re.compile(r"(^id$|_id$|^id_|uuid|url|link|email|e_mail|date|time|phone|zip|postal)", re.I)
 _SKIP_VALUE = re.compile(
     r"^(https?://\S+|www\.\S+|\S+@\S+\.\S+|[-+]?\d+([.,]\d+)*%?"
@@ -42,6 +42,12 @@ def shingles(value: str, n: int = 3) -> list[bytes]:
     if len(text) <= n:
         return [text.encode("utf-8")]
     return [text[i:i + n].encode("utf-8") for i in range(len(text) - n + 1)]
+
+
+def lsh_keys(value: str) -> list[str]:
+    """A value is findable by itself and by each of its longer words (partial names, single terms)."""
+    words = [w for w in re.findall(r"\w+", value) if len(w) >= 4]
+    return [value] + [w for w in dict.fromkeys(words) if w != value] if len(words) > 1 else [value]
 
 
 def keep_value(value: object) -> bool:
@@ -85,10 +91,11 @@ class ValueMatch:
 class ValueIndex:
     db_path: Path
     entries: list[tuple[str, str, str]]
-    hashes: np.ndarray  # (N, num_perm) MinHash signatures
+    hashes: np.ndarray  # (K, num_perm) MinHash signatures of the LSH keys
+    owners: np.ndarray  # (K,) the entry each key belongs to
     num_perm: int = 64
     ngram: int = 3
-    threshold: float = 0.3
+    threshold: float = 0.2
     seconds: float = 0.0
     rehashed: int = 0
     _lsh: object = field(default=None, repr=False)
@@ -100,7 +107,7 @@ class ValueIndex:
             lsh = MinHashLSH(threshold=self.threshold, num_perm=self.num_perm)
             scheme = _reference(self.num_perm).scheme
             with lsh.insertion_session() as session:
-                for i in range(len(self.entries)):
+                for i in range(len(self.hashes)):
                     session.insert(i, LeanMinHash(seed=1, hashvalues=self.hashes[i], scheme=scheme),
                                    check_duplication=False)
             self._lsh = lsh
@@ -109,7 +116,8 @@ class ValueIndex:
     def candidates(self, keyword: str) -> list[int]:
         if not self.entries:
             return []
-        return sorted(self.lsh().query(_minhash(keyword, self.num_perm, self.ngram)))
+        keys = self.lsh().query(_minhash(keyword, self.num_perm, self.ngram))
+        return sorted({int(self.owners[k]) for k in keys})
 
     def lookup(self, keywords: Sequence[str], *, top_k: int = 5, min_score: float = 0.6,
                embed: Callable[[list[str]], np.ndarray] | None = None) -> list[ValueMatch]:
@@ -216,54 +224,60 @@ def read_column_values(db_path: Path) -> dict[str, list[str]]:
 
 
 def build_index(db_path: str | Path, *, cache_dir: Path | None = None, num_perm: int = 64, ngram: int = 3,
-                threshold: float = 0.3, force: bool = False) -> ValueIndex:
+                threshold: float = 0.2, force: bool = False) -> ValueIndex:
     """Load the cached index when the DB file is unchanged; otherwise (re)hash changed columns only."""
     db_path = Path(db_path)
     start = time.perf_counter()
     where = index_dir(db_path, cache_dir)
     digest = file_hash(db_path)
     meta_path, entries_path, hashes_path = where / "meta.json", where / "values.json", where / "minhash.npy"
-    old_meta, old_entries, old_hashes = None, [], None
+    owners_path = where / "owners.npy"
+    old_meta, old_entries, old_hashes, old_owners = None, [], None, None
     if not force and meta_path.is_file():
         try:
             old_meta = json.loads(meta_path.read_text())
             old_entries = [tuple(e) for e in json.loads(entries_path.read_text())]
-            old_hashes = np.load(hashes_path)
+            old_hashes, old_owners = np.load(hashes_path), np.load(owners_path)
         except (OSError, ValueError):
             old_meta = None
     same_params = bool(old_meta) and old_meta.get("version") == INDEX_VERSION and \
         old_meta.get("num_perm") == num_perm and old_meta.get("ngram") == ngram
     if same_params and old_meta.get("file_hash") == digest:
-        return ValueIndex(db_path, old_entries, old_hashes, num_perm, ngram, threshold,
+        return ValueIndex(db_path, old_entries, old_hashes, old_owners, num_perm, ngram, threshold,
                           time.perf_counter() - start, 0)
     columns = read_column_values(db_path)
     reuse: dict[str, tuple[int, int, str]] = {}
     if same_params:
         offset = 0
         for key, info in old_meta.get("columns", {}).items():
-            reuse[key] = (offset, info["count"], info["digest"])
-            offset += info["count"]
+            reuse[key] = (offset, info["keys"], info["digest"])
+            offset += info["keys"]
     entries: list[tuple[str, str, str]] = []
-    blocks, meta_cols, rehashed = [], {}, 0
+    blocks, owner_blocks, meta_cols, rehashed = [], [], {}, 0
     for key, vals in columns.items():
         col_digest = hashlib.sha256("\n".join(vals).encode("utf-8")).hexdigest()
         table, column = key.split("\t")
+        keys = [(i, k) for i, v in enumerate(vals) for k in lsh_keys(v)]
         prior = reuse.get(key)
         if prior is not None and prior[2] == col_digest and old_hashes is not None:
             blocks.append(old_hashes[prior[0]:prior[0] + prior[1]])
         else:
-            blocks.append(signatures(vals, num_perm, ngram))
+            blocks.append(signatures([k for _, k in keys], num_perm, ngram))
             rehashed += len(vals)
+        owner_blocks.append(np.array([len(entries) + i for i, _ in keys], dtype=np.int64))
         entries.extend((table, column, v) for v in vals)
-        meta_cols[key] = {"digest": col_digest, "count": len(vals)}
+        meta_cols[key] = {"digest": col_digest, "count": len(vals), "keys": len(keys)}
     hashes = np.concatenate(blocks) if blocks else np.zeros((0, num_perm), dtype=np.uint64)
+    owners = np.concatenate(owner_blocks) if owner_blocks else np.zeros(0, dtype=np.int64)
     meta = {"version": INDEX_VERSION, "file_hash": digest, "num_perm": num_perm, "ngram": ngram,
-            "n_values": len(entries), "columns": meta_cols}
+            "n_values": len(entries), "n_keys": len(owners), "columns": meta_cols}
     try:
         where.mkdir(parents=True, exist_ok=True)
         np.save(hashes_path, hashes)
+        np.save(owners_path, owners)
         entries_path.write_text(json.dumps(entries, ensure_ascii=False))
         meta_path.write_text(json.dumps(meta, indent=1))
     except OSError:
         pass  # a read-only location: the index still works in memory
-    return ValueIndex(db_path, entries, hashes, num_perm, ngram, threshold, time.perf_counter() - start, rehashed)
+    return ValueIndex(db_path, entries, hashes, owners, num_perm, ngram, threshold, time.perf_counter() - start,
+                      rehashed)
