@@ -64,3 +64,14 @@ def test_embedding_rerank_changes_order(library_db, tmp_path):
     plain = [m.value for m in idx.lookup(["fiction"])]
     ranked = [m.value for m in idx.lookup(["fiction"], embed=embed)]
     assert "Literary fiction" in plain and ranked[0] == "Literary fiction"
+
+
+def test_banded_table_agrees_with_datasketch_lsh(demo_dir, tmp_path):
+    from toolkit.chase_sql.values import _minhash
+
+    for db in ("library", "transit", "bakery"):
+        idx = build_index(demo_dir / "dev_databases" / db / f"{db}.sqlite", cache_dir=tmp_path)
+        ref = idx.datasketch_lsh()
+        for kw in ["Dostoyevski", "Bogota", "fiction", "Nordhaven", "Zurich", "croissants", "Eclair", "Ring", "xq"]:
+            keys = ref.query(_minhash(kw, idx.num_perm, idx.ngram))
+            assert idx.candidates(kw) == sorted({int(idx.owners[k]) for k in keys}), (db, kw)

@@ -111,8 +111,8 @@ CREATE TABLE sales (sale_id INTEGER PRIMARY KEY, store_id INTEGER, product_id IN
                (3, "Basel", "Anna Weber", "2019-05-20"), (4, "Lausanne", "Paolo Conti", "2021-11-02")],
     "descriptions": {
         "products": [("product_id", "product id", "", "integer", ""), ("name", "product name", "", "text", ""),
-                     ("category", "", "product family", "text", ""), ("price", "", "unit price in Swiss francs", "real", "")],
-        "stores": [("store_id", "store id", "", "integer", ""), ("city", "", "city of the shop", "text", ""),
+                     ("category", "", "product family", "text", ""), ("price", "", "unit price in Swiss francs — CHF", "real", "")],
+        "stores": [("store_id", "store id", "", "integer", ""), ("city", "", "city of the shop", "text", "e.g. Zürich, Genève"),
                    ("manager", "", "store manager", "text", ""), ("opened", "", "opening date", "date", "YYYY-MM-DD")],
         "sales": [("sale_id", "sale id", "", "integer", ""), ("store_id", "store id", "", "integer", ""),
                   ("product_id", "product id", "", "integer", ""), ("sale_date", "sale date", "", "date", "YYYY-MM-DD"),

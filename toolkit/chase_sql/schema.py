@@ -157,7 +157,7 @@ def load_schema(db_path: str | Path, samples: int = 3) -> Schema:
                 if fk is not None and fk[1] is None:
                     fk = (fk[0], cname)
                 cols.append(Column(cname, ctype or "", bool(pk), fk, d, vd,
-                                   _sample_values(conn, name, cname, samples) if samples else []))
+                                   _sample_values(conn, name, cname, samples) if samples and not pk else []))
             tables.append(Table(name, cols))
     finally:
         conn.close()

@@ -98,26 +98,42 @@ class ValueIndex:
     threshold: float = 0.2
     seconds: float = 0.0
     rehashed: int = 0
-    _lsh: object = field(default=None, repr=False)
+    _bands: np.ndarray | None = field(default=None, repr=False)
 
-    def lsh(self):
-        if self._lsh is None:
-            from datasketch import LeanMinHash, MinHashLSH
+    def params(self) -> tuple[int, int]:
+        """(bands, rows per band), chosen by datasketch for the threshold like MinHashLSH does."""
+        from datasketch.lsh import _optimal_param
 
-            lsh = MinHashLSH(threshold=self.threshold, num_perm=self.num_perm)
-            scheme = _reference(self.num_perm).scheme
-            with lsh.insertion_session() as session:
-                for i in range(len(self.hashes)):
-                    session.insert(i, LeanMinHash(seed=1, hashvalues=self.hashes[i], scheme=scheme),
-                                   check_duplication=False)
-            self._lsh = lsh
-        return self._lsh
+        return _optimal_param(self.threshold, self.num_perm, 0.5, 0.5)
+
+    def bands(self) -> np.ndarray:
+        """(K, bands) band keys: the LSH table as one array, built in one vectorized pass."""
+        if self._bands is None:
+            b, r = self.params()
+            self._bands = band_keys(self.hashes, b, r)
+        return self._bands
 
     def candidates(self, keyword: str) -> list[int]:
+        """Entries sharing at least one band with the keyword's MinHash (the LSH candidates)."""
         if not self.entries:
             return []
-        keys = self.lsh().query(_minhash(keyword, self.num_perm, self.ngram))
-        return sorted({int(self.owners[k]) for k in keys})
+        b, r = self.params()
+        q = band_keys(_minhash(keyword, self.num_perm, self.ngram).hashvalues[None, :], b, r)[0]
+        keys = np.flatnonzero((self.bands() == q).any(axis=1))
+        return sorted({int(k) for k in self.owners[keys]})
+
+    def datasketch_lsh(self):
+        """The same table as a datasketch MinHashLSH (slower to build; kept as the reference)."""
+        from datasketch import LeanMinHash, MinHashLSH
+
+        b, r = self.params()
+        lsh = MinHashLSH(num_perm=self.num_perm, params=(b, r))
+        scheme = _reference(self.num_perm).scheme
+        with lsh.insertion_session() as session:
+            for i in range(len(self.hashes)):
+                session.insert(i, LeanMinHash(seed=1, hashvalues=self.hashes[i], scheme=scheme),
+                               check_duplication=False)
+        return lsh
 
     def lookup(self, keywords: Sequence[str], *, top_k: int = 5, min_score: float = 0.6,
                embed: Callable[[list[str]], np.ndarray] | None = None) -> list[ValueMatch]:
@@ -151,6 +167,19 @@ class ValueIndex:
                 if key not in found or found[key].score < match.score:
                     found[key] = match
         return sorted(found.values(), key=lambda m: (-m.score, m.table, m.column, m.value))
+
+
+_MIX = np.uint64(0x100000001B3)
+
+
+def band_keys(hashes: np.ndarray, b: int, r: int) -> np.ndarray:
+    """One 64-bit key per band: the band's r hash values mixed together (FNV-style, wrapping)."""
+    h = hashes[:, : b * r].astype(np.uint64).reshape(len(hashes), b, r)
+    key = np.full((len(hashes), b), np.uint64(0xCBF29CE484222325), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for i in range(r):
+            key = (key ^ h[:, :, i]) * _MIX
+    return key
 
 
 def _reference(num_perm: int):
