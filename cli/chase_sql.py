@@ -244,6 +244,7 @@ def evaluate(
     out: OutOpt = None,
     skip_bad: SkipBadOpt = False,
     timeout: TimeoutOpt = 30.0,
+    dialect: DialectOpt = None,
 ):
     """Execution accuracy (BIRD or Spider) by difficulty, with oracle, self-consistency and selector accuracy.
 
@@ -278,6 +279,10 @@ def evaluate(
                 continue
             row = evaluate_prediction(rec, e.gold, e.db_path, executor, metric)
             rows.append(row)
+            if dialect:
+                from toolkit.chase_sql.pipeline import transpile
+
+                row = {**row, "sql": rec["sql"], "dialect": dialect, "sql_dialect": transpile(rec["sql"], dialect)}
             writer.write(make_record("sql.eval", **row))
         summary = summarize(rows, metric)
         writer.write(make_record("sql.eval_summary", **summary))

@@ -68,3 +68,26 @@ def test_evaluate_prediction_counts_timeouts_and_malformed_sql_as_wrong(library_
     assert s["selector_accuracy_on_mixed"] == 0.0 and s["n_mixed"] == 1
     assert s["by_difficulty"] == {"moderate": {"n": 1, "ex": 100.0}, "simple": {"n": 1, "ex": 0.0}}
     assert s["generator_candidate_ex"] == {"dc": 0.0, "qp": 0.0, "os": 50.0}
+
+
+def test_spider_layout_and_metric(tmp_path, library_db):
+    import json
+    import shutil
+
+    from toolkit.chase_sql.data import load_dataset
+
+    (tmp_path / "database" / "library").mkdir(parents=True)
+    shutil.copy(library_db, tmp_path / "database" / "library" / "library.sqlite")
+    gold = "SELECT city, COUNT(*) FROM members GROUP BY city ORDER BY COUNT(*) DESC, city"
+    (tmp_path / "dev.json").write_text(json.dumps([{"db_id": "library", "question": "Members per city?",
+                                                    "query": gold}]))
+    ds = load_dataset(tmp_path)
+    assert ds.kind == "spider" and ds.examples[0].gold == gold and ds.examples[0].qid == "0"
+    swapped = "SELECT COUNT(*), city FROM members GROUP BY city ORDER BY COUNT(*) DESC, city"
+    unordered = "SELECT city, COUNT(*) FROM members GROUP BY city ORDER BY city"
+    rec = {"qid": "0", "sql": swapped, "self_consistency": 1,
+           "candidates": [{"sql": swapped, "generator": "dc"}, {"sql": unordered, "generator": "qp"}]}
+    row = evaluate_prediction(rec, gold, ds.examples[0].db_path, Executor(), "spider")
+    assert row["candidates"] == [True, False] and row["correct"]  # columns permuted ok; order matters here
+    bird = evaluate_prediction(rec, gold, ds.examples[0].db_path, Executor(), "bird")
+    assert bird["candidates"] == [False, True]

@@ -124,3 +124,19 @@ def test_train_selector_then_ask_with_lora(reason, tmp_path, cache):
     assert r.returncode == 0, r.stderr
     rec = lines(r.stdout)[0]
     assert rec["type"] == "sql.prediction" and rec["selection"] == "tournament" and len(rec["candidates"]) == 6
+
+
+def test_core_commands_work_without_torch(reason, tmp_path, cache):
+    fake = tmp_path / "site"
+    for mod in ("torch", "transformers", "peft"):
+        (fake / mod).mkdir(parents=True)
+        (fake / mod / "__init__.py").write_text(f"raise ImportError('{mod} is not installed')\n")
+    env = {"PYTHONPATH": f"{fake}:{ROOT}"}
+    out = tmp_path / "p.jsonl"
+    r = reason("chase-sql", "run", "--data", str(DEMO), "--llm", f"replay:{REPLAY}", "--limit", "1", "--out", str(out),
+               "--cache-dir", str(cache), env=env)
+    assert r.returncode == 0, r.stderr
+    r = reason("chase-sql", "eval", str(out), "--data", str(DEMO), "--dialect", "bigquery", env=env)
+    assert r.returncode == 0, r.stderr
+    first = lines(r.stdout)[0]
+    assert first["dialect"] == "bigquery" and first["sql_dialect"].startswith("SELECT")
