@@ -60,7 +60,8 @@ def per_question_overhead(cache: Path) -> dict:
             "executions_mean_ms": round(1000 * statistics.mean(execs), 2),
             "cluster_tournament_mean_ms": round(1000 * statistics.mean(selects), 3),
             "comparisons_mean": round(statistics.mean(comparisons), 1),
-            "goal_under_1s": max(times) < 1.0}
+            # the machine this runs on is often shared: CPU time is what one question costs on an idle core
+            "goal_under_1s_cpu": max(cpu) < 1.0, "goal_under_1s_wall": max(times) < 1.0}
 
 
 def lsh_build(tmp: Path, n: int = 100_000) -> dict:
