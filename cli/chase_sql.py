@@ -207,7 +207,8 @@ def run(
     with open_writer(out, resume) as writer:
         if (workers > 1 or ray) and not record:
             uri = llm or os.environ.get("REASON_LLM")
-            make_llm(uri)  # fail early on a bad URI
+            if not uri:
+                make_llm(None)  # the usual one-line "no LLM given" error
             jobs = [{"llm": uri, "config": cfg, "selector": selector, "embed": embed, "example": e,
                      "seed": base_seed + int(e.qid) if e.qid.isdigit() else base_seed} for e in todo]
             for rec in iter_jobs(_run_job, jobs, workers=workers, ray_address=ray, description="questions"):

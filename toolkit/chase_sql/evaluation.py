@@ -65,10 +65,6 @@ def evaluate_prediction(record: dict[str, Any], gold_sql: str, db_path, executor
                         metric: str) -> dict[str, Any]:
     """Per-question verdicts: chosen, self-consistency, oracle, and every candidate."""
     gold = executor.run(db_path, gold_sql)
-    if gold.error is not None:
-        gold_error = gold.error
-    else:
-        gold_error = None
     cands = record.get("candidates") or []
     verdicts = [is_correct(metric, executor.run(db_path, c["sql"]), gold, gold_sql) for c in cands]
     chosen_ok = is_correct(metric, executor.run(db_path, record.get("sql") or ""), gold, gold_sql)
@@ -77,7 +73,7 @@ def evaluate_prediction(record: dict[str, Any], gold_sql: str, db_path, executor
         "qid": record.get("qid"), "db_id": record.get("db_id"), "difficulty": record.get("difficulty", "unknown"),
         "correct": chosen_ok, "self_consistency": bool(verdicts[sc]) if verdicts else False,
         "oracle": any(verdicts), "mixed": any(verdicts) and not all(verdicts),
-        "candidates": verdicts, "generators": [c.get("generator") for c in cands], "gold_error": gold_error,
+        "candidates": verdicts, "generators": [c.get("generator") for c in cands], "gold_error": gold.error,
     }
 
 

@@ -35,7 +35,7 @@ class Draft:
     raw: str
 
 
-def synthetic_examples(llm, ctx: QuestionContext, k: int, rng: random.Random) -> list[dict]:
+def synthetic_examples(llm, ctx: QuestionContext, k: int) -> list[dict]:
     """Examples for the full schema (common SQL features) and for the filtered columns."""
     full = llm.complete(synth_prompt(ctx.schema.render(), k, SQL_FEATURES, "all tables"), n=1,
                         temperature=0.0, max_tokens=1024).text
@@ -57,7 +57,7 @@ def generate(llm, ctx: QuestionContext, config: GenConfig, seed: int) -> list[Dr
     values = ctx.values_text()
     examples: list[dict] = []
     if "os" in config.generators:
-        examples = synthetic_examples(llm, ctx, config.synthetic_examples, random.Random(seed))
+        examples = synthetic_examples(llm, ctx, config.synthetic_examples)
     for gen in config.generators:
         for k in range(config.per_generator):
             rng = random.Random(f"{seed}:{gen}:{k}")
