@@ -33,15 +33,17 @@ EmbedderOpt = Annotated[str | None, typer.Option(
 ThresholdOpt = Annotated[float, typer.Option("--threshold", min=0.0, max=1.0,
                                              help="Cosine similarity at which two facts are duplicates.")]
 VerifierOpt = Annotated[str | None, typer.Option(
-    "--verifier", help="LLM URI for entailment checks (default: the --llm backend).")]
+    "--verifier", help="Entailment checker: an LLM URI (LLM-as-verifier) or nli:DIR, a local NLI/cross-encoder "
+                       "model directory (default: the --llm backend).")]
 
 
 def _llms(llm: str | None, record: Path | None, verifier: str | None):
-    from toolkit.microtheory.verify import Verifier
+    from toolkit.microtheory.verify import make_verifier
 
     backend = make_llm(llm, record)
-    vbackend = make_llm(verifier, record) if verifier else backend
-    return backend, Verifier(vbackend)
+    if verifier and verifier.startswith("nli:"):
+        return backend, make_verifier(verifier, None)
+    return backend, make_verifier(None, make_llm(verifier, record) if verifier else backend)
 
 
 @app.command()
@@ -94,6 +96,7 @@ def distill(
                                  "one is the microtheory).")] = None,
     llm: LLMOpt = None,
     record: RecordOpt = None,
+    verifier: VerifierOpt = None,
     embedder: EmbedderOpt = None,
     threshold: ThresholdOpt = 0.85,
     neighbors: Annotated[int, typer.Option("--neighbors", min=1,
@@ -112,8 +115,7 @@ def distill(
     from toolkit.microtheory.distill import distill as run_distill
     from toolkit.microtheory.embed import load_embedder
     from toolkit.microtheory.optimize import STRATEGIES
-    from toolkit.microtheory.store import ENTRY
-    from toolkit.microtheory.verify import Verifier
+    from toolkit.microtheory.store import ENTRY, verified_proofs
 
     seed_or_global(seed)
     strategies = list(dict.fromkeys(strategy or STRATEGIES))
@@ -123,9 +125,14 @@ def distill(
     if budget < 1:
         raise InputError(f"--budget {budget}: must be at least 1")
     entries = list(read_records(store_path, types=[ENTRY], required=("question_id", "proofs")))
-    backend = make_llm(llm, record)
-    records = run_distill(entries, load_embedder(embedder), Verifier(backend), budget=budget, strategies=strategies,
-                          threshold=threshold, neighbors=neighbors, source=str(store_path))
+    raw = {t for e in entries for facts in verified_proofs(e) for t in facts}
+    if raw and budget > len(raw):
+        raise InputError(f"--budget {budget}: larger than the knowledge store in {store_path} ({len(raw)} distinct "
+                         f"facts)")
+    backend, ver = _llms(llm, record, verifier)
+    timings: dict[str, float] = {}
+    records = run_distill(entries, load_embedder(embedder), ver, budget=budget, strategies=strategies,
+                          threshold=threshold, neighbors=neighbors, source=str(store_path), timings=timings)
     with open_writer(out) as writer:
         writer.write_all(records)
     summary = next(r for r in records if r["type"] == "microtheory.summary")
@@ -134,7 +141,7 @@ def distill(
     for r in records:
         if r["type"] == "microtheory.selection":
             console.info(f"  {r['strategy']:<12} full {r['full']}/{r['questions']}  partial "
-                         f"{r['partial']}/{r['questions']}  ({r['seconds']:.3f} s)")
+                         f"{r['partial']}/{r['questions']}  ({timings[r['strategy']]:.3f} s)")
     report_usage(backend)
 
 

@@ -25,7 +25,8 @@ def fact_id(i: int) -> str:
 
 
 def distill(entries: list[dict], embedder, verifier, *, budget: int, strategies: list[str],
-            threshold: float = 0.85, neighbors: int = 4, source: str = "") -> list[dict]:
+            threshold: float = 0.85, neighbors: int = 4, source: str = "", timings: dict | None = None) -> list[dict]:
+    """All theory-file records (deterministic: no timings in them; pass `timings` to collect seconds)."""
     proven = [e for e in entries if verified_proofs(e)]
     if not proven:
         raise InputError(f"{source or 'store'}: no question has a verified proof; nothing to distill")
@@ -61,6 +62,8 @@ def distill(entries: list[dict], embedder, verifier, *, budget: int, strategies:
     pos = {c: i for i, c in enumerate(kept)}
     inst = Instance(len(kept), len(proven), [(q, frozenset(pos[f] for f in fs)) for q, fs in proofs])
     selections = [select(inst, budget, s) for s in strategies]
+    if timings is not None:
+        timings.update({sel.strategy: sel.seconds for sel in selections})
 
     chosen_by: dict[int, list[str]] = {}
     for sel in selections:
@@ -87,7 +90,7 @@ def distill(entries: list[dict], embedder, verifier, *, budget: int, strategies:
             facts=[fact_id(kept[f]) for f in sel.facts], full=sel.full, partial=sel.partial,
             questions=len(proven), full_rate=round(sel.full / len(proven), 4),
             partial_rate=round(sel.partial / len(proven), 4), mean_fraction=round(sel.mean_fraction, 4),
-            exact=sel.exact, seconds=sel.seconds))
+            exact=sel.exact))
     records.append(make_record(
         "microtheory.summary", SCHEMA, questions=len(entries), proven=len(proven), raw_facts=len(raw),
         after_dedup=len(clusters), after_condense=len(kept), budget=budget, dedup_threshold=threshold,

@@ -24,7 +24,8 @@ STOP = {"a", "an", "the", "with", "its", "their", "to", "of", "by", "in", "on", 
         "they", "be", "from", "when", "some", "most", "do", "out", "up", "can"}
 SYNONYMS = {"babies": "young", "baby": "young", "offspring": "young", "has": "have", "does": "do",
             "is": "be", "are": "be", "mice": "mouse", "fishes": "fish", "cannot": "not", "never": "not",
-            "no": "not", "doesn't": "not", "don't": "not", "molten": "melted", "forms": "form", "formed": "form"}
+            "no": "not", "doesn't": "not", "don't": "not", "molten": "melted", "forms": "form", "formed": "form",
+            "pulled": "attracted", "toward": "to"}
 VERB_WORDS = {"is", "are", "has", "have", "breathe", "breathes", "need", "needs", "feed", "feeds", "lay", "lays",
               "make", "makes", "produce", "produces", "orbit", "orbits", "conduct", "conducts", "form", "forms",
               "block", "blocks", "spread", "spreads", "take", "takes", "live", "lives", "start", "starts", "begin",

@@ -59,8 +59,9 @@ PROPS: list[tuple[str, str, list[str]]] = [
     ("plant", "makes its own food from sunlight", ["Plants make their own food using sunlight."]),
     ("plant", "needs water to grow", ["Plants need water to grow."]),
     ("metal", "conducts electricity", ["Metals conduct electricity."]),
-    ("electrical insulator", "blocks the flow of electricity", ["Electrical insulators block the flow of electricity."]),
-    ("iron", "is attracted to a magnet", ["Magnets attract iron."]),
+    ("electrical insulator", "blocks the flow of electricity",
+     ["Electrical insulators block the flow of electricity."]),
+    ("iron", "is attracted to a magnet", ["Iron is pulled toward a magnet."]),
     ("solid", "has a definite shape", ["Solids have a definite shape."]),
     ("liquid", "takes the shape of its container", ["Liquids take the shape of their container."]),
     ("gas", "spreads out to fill its container", ["Gases spread out to fill their container."]),
@@ -73,8 +74,6 @@ PROPS: list[tuple[str, str, list[str]]] = [
     ("nonrenewable resource", "cannot be replaced quickly by nature",
      ["Nonrenewable resources cannot be replaced quickly by nature."]),
 ]
-# "Magnets attract iron." has the wrong subject for the rules; keep paraphrases the checker reads the same way.
-PROPS = [(s, p, [x for x in extra if not x.startswith("Magnets")]) for s, p, extra in PROPS]
 
 MASS = {"copper", "iron", "aluminum", "silver", "steel", "rubber", "plastic", "glass", "wood", "ice", "milk",
         "juice", "honey", "vinegar", "steam", "oxygen", "helium", "carbon dioxide", "granite", "basalt",
