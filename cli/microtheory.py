@@ -98,7 +98,7 @@ def distill(
     record: RecordOpt = None,
     verifier: VerifierOpt = None,
     embedder: EmbedderOpt = None,
-    threshold: ThresholdOpt = 0.85,
+    threshold: ThresholdOpt = 0.9,
     neighbors: Annotated[int, typer.Option("--neighbors", min=1,
                                            help="Embedding neighbours checked as premises in condensation.")] = 4,
     out: OutOpt = None,
@@ -162,7 +162,7 @@ def coverage(
     proofs: Annotated[int, typer.Option("--proofs", min=1, help="Proofs sampled per question.")] = 3,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0)] = 0.7,
     embedder: EmbedderOpt = None,
-    threshold: ThresholdOpt = 0.85,
+    threshold: ThresholdOpt = 0.9,
     out: OutOpt = None,
     seed: SeedOpt = None,
 ):

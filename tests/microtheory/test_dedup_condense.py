@@ -16,17 +16,20 @@ def minilm():
 
 
 def test_minilm_dedup_merges_paraphrases_keeps_distinct(minilm):
-    texts = ["A fish breathes with gills.", "A trout is a kind of fish.", "Fishes use gills to breathe.",
+    texts = ["A fish breathes with gills.", "A trout is a kind of fish.", "Fish breathe with gills.",
              "A salmon is a kind of fish.", "Trout are a type of fish.", "A fish lives in water.",
-             "Metals conduct electricity.", "A metal conducts electricity.", "A metal conducts heat."]
-    clusters, assign = dedup(texts, minilm, threshold=0.85)
-    assert assign["Fishes use gills to breathe."] == assign["A fish breathes with gills."]
+             "A tuna is a kind of fish.", "A tuna has fins.", "Insects have six legs.", "An insect has six legs."]
+    clusters, assign = dedup(texts, minilm)  # default threshold 0.9
+    assert assign["Fish breathe with gills."] == assign["A fish breathes with gills."]
     assert assign["Trout are a type of fish."] == assign["A trout is a kind of fish."]
-    assert assign["Metals conduct electricity."] == assign["A metal conducts electricity."]
+    assert assign["Insects have six legs."] == assign["An insect has six legs."]
     distinct = ["A fish breathes with gills.", "A trout is a kind of fish.", "A salmon is a kind of fish.",
-                "A fish lives in water.", "A metal conducts electricity.", "A metal conducts heat."]
-    assert len({assign[t] for t in distinct}) == len(distinct)
-    assert len(clusters) == 6 and clusters[0].text == "A fish breathes with gills."
+                "A fish lives in water.", "A tuna is a kind of fish.", "A tuna has fins.", "Insects have six legs."]
+    assert len({assign[t] for t in distinct}) == len(distinct) == len(clusters)
+    assert clusters[0].members == ["A fish breathes with gills.", "Fish breathe with gills."]
+    # the similarity ranges of paraphrases and of different facts overlap: at 0.85 two facts merge wrongly
+    _, loose = dedup(texts, minilm, threshold=0.85)
+    assert loose["A tuna has fins."] == loose["A tuna is a kind of fish."]
 
 
 def test_leader_clustering_order_and_threshold():

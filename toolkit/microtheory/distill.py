@@ -25,7 +25,7 @@ def fact_id(i: int) -> str:
 
 
 def distill(entries: list[dict], embedder, verifier, *, budget: int, strategies: list[str],
-            threshold: float = 0.85, neighbors: int = 4, source: str = "", timings: dict | None = None) -> list[dict]:
+            threshold: float = 0.9, neighbors: int = 4, source: str = "", timings: dict | None = None) -> list[dict]:
     """All theory-file records (deterministic: no timings in them; pass `timings` to collect seconds)."""
     proven = [e for e in entries if verified_proofs(e)]
     if not proven:

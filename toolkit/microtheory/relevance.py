@@ -28,7 +28,7 @@ def _key(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".")
 
 
-def match_facts(texts: list[str], theory, embedder, threshold: float = 0.85) -> dict[str, frozenset[str]]:
+def match_facts(texts: list[str], theory, embedder, threshold: float = 0.9) -> dict[str, frozenset[str]]:
     """Map each proof sentence to the theory-file fact ids it stands for (empty set: no match)."""
     facts = theory.all_facts or {f["fact_id"]: {"fact_id": f["fact_id"], "text": f["text"], "members": [f["text"]],
                                                 "entailed_by": []} for f in theory.facts}
