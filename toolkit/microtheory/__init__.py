@@ -1,8 +1,14 @@
 """From models to microtheories (Weir et al., ICLR 2025, arXiv 2412.17701).
 
-Knowledge store from an LLM's verified proofs of training answers -> SBERT dedup -> entailment
-condensation -> K-fact microtheory by one of several optimization strategies -> p-relevance on
-held-out questions and grounded QA over a corpus with and without the microtheory.
+Knowledge store from an LLM's verified proofs of training answers (store.py) -> SBERT dedup
+(dedup.py) -> entailment condensation (condense.py) -> K-fact microtheory by one of several
+optimization strategies (optimize.py) -> p-relevance on held-out questions (relevance.py) and
+grounded QA over a corpus with and without the microtheory (ground.py).
+
+The stages and their order follow the paper as summarized in its abstract and in the issue; the
+stored copy of the paper's HTML that could be consulted while writing this exposed only the
+abstract, so operational details (prompts, thresholds, the exact objectives, the p-relevance
+formula, the grounding prover) are choices made here. Each module's docstring says which and why.
 """
 
 from toolkit.microtheory.condense import condense, rewrite_proofs

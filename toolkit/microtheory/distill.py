@@ -1,7 +1,8 @@
 """Distillation: knowledge store -> dedup -> condensation -> K-fact microtheory per strategy.
 
 Produces records for the theory file:
-  microtheory.fact       every deduplicated fact (kept or condensed away) with paraphrases and support
+  microtheory.fact       every deduplicated fact (kept or condensed away) with its paraphrases, the
+                         questions whose condensed proofs use it and the store proofs it came from
   microtheory.proofset   each training question's proofs as fact ids after condensation
   microtheory.selection  one per strategy: the K chosen facts and the coverage they reach
   microtheory.summary    sizes at each stage
@@ -15,7 +16,7 @@ from toolkit.core.records import make_record
 from toolkit.microtheory.condense import condense, rewrite_proofs
 from toolkit.microtheory.dedup import leader_clusters
 from toolkit.microtheory.optimize import Instance, select
-from toolkit.microtheory.store import verified_proofs
+from toolkit.microtheory.store import verified_proof_ids, verified_proofs
 
 SCHEMA = 1
 
@@ -32,11 +33,13 @@ def distill(entries: list[dict], embedder, verifier, *, budget: int, strategies:
         raise InputError(f"{source or 'store'}: no question has a verified proof; nothing to distill")
     first: dict[str, int] = {}
     uses: dict[str, set[str]] = {}
+    sources: dict[str, list[str]] = {}
     for e in proven:
-        for facts in verified_proofs(e):
+        for pid, facts in zip(verified_proof_ids(e), verified_proofs(e), strict=True):
             for t in facts:
                 first.setdefault(t, len(first))
                 uses.setdefault(t, set()).add(e["question_id"])
+                sources.setdefault(t, []).append(pid)
     raw = sorted(first, key=lambda t: (-len(uses[t]), first[t]))
     vectors = embedder.encode(raw)
     clusters, assign = leader_clusters(raw, vectors, threshold)
@@ -76,6 +79,7 @@ def distill(entries: list[dict], embedder, verifier, *, budget: int, strategies:
         records.append(make_record(
             "microtheory.fact", SCHEMA, fact_id=fact_id(c), text=cl.text, members=cl.members,
             questions=questions_of.get(c, sorted({q for t in cl.members for q in uses[t]})),
+            sources=sorted({pid for t in cl.members for pid in sources[t]}),
             kept=not dropped, entailed_by=[fact_id(j) for j in cond.replaced.get(c, [])],
             selected_by=chosen_by.get(c, [])))
     by_q: dict[int, list[list[str]]] = {}

@@ -49,7 +49,7 @@ def build_entry(q: Question, llm, verifier: Verifier, *, proofs: int = 3, temper
         if not facts or key in seen:
             continue
         seen.add(key)
-        out.append({"facts": facts, "verified": verifier.entails(facts, hyp)})
+        out.append({"proof_id": f"{q.id}/p{len(out)}", "facts": facts, "verified": verifier.entails(facts, hyp)})
     return make_record(ENTRY, SCHEMA, question_id=q.id, question=q.question, answer=q.answer_text,
                        split=q.split, hypothesis=hyp, proofs=out, proven=any(p["verified"] for p in out))
 
@@ -64,3 +64,8 @@ def build_store(questions: list[Question], llm, verifier: Verifier, *, proofs: i
 
 def verified_proofs(entry: dict) -> list[list[str]]:
     return [p["facts"] for p in entry.get("proofs", []) if p.get("verified")]
+
+
+def verified_proof_ids(entry: dict) -> list[str]:
+    return [p.get("proof_id", f"{entry['question_id']}/p{i}") for i, p in enumerate(entry.get("proofs", []))
+            if p.get("verified")]
