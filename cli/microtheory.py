@@ -55,6 +55,8 @@ def store(
     split: SplitOpt = None,
     proofs: Annotated[int, typer.Option("--proofs", min=1, help="Candidate proofs sampled per question.")] = 3,
     temperature: Annotated[float, typer.Option("--temperature", min=0.0, help="Sampling temperature.")] = 0.7,
+    prune: Annotated[bool, typer.Option("--prune/--no-prune", help="Reduce each verified proof to a minimal one "
+                                        "(leave-one-out entailment checks).")] = True,
     out: OutOpt = None,
     resume: ResumeOpt = False,
     skip_bad: SkipBadOpt = False,
@@ -77,7 +79,8 @@ def store(
     done = existing_keys(out, lambda r: r["question_id"]) if resume else set()
     proven = total = 0
     with open_writer(out, resume) as writer:
-        for entry in console.track(build_store(qs, backend, ver, proofs=proofs, temperature=temperature, skip=done),
+        for entry in console.track(build_store(qs, backend, ver, proofs=proofs, temperature=temperature, prune=prune,
+                                               skip=done),
                                    len(qs) - len(done), "store"):
             writer.write(entry)
             total += 1
