@@ -110,6 +110,13 @@ def frequency(inst: Instance, budget: int) -> list[int]:
     return [f for f in order[:budget] if inst.freq[f] > 0] or order[:budget]
 
 
+def _full_count(inst: Instance, facts) -> int:
+    mask = np.zeros(inst.n_facts, dtype=np.bool_)
+    for f in facts:
+        mask[f] = True
+    return int(_coverage_counts(inst.ptr, inst.flat, inst.pq, inst.n_questions, mask)[0])
+
+
 def greedy_full(inst: Instance, budget: int) -> list[int]:
     chosen: set[int] = set()
     covered = 0
@@ -119,7 +126,7 @@ def greedy_full(inst: Instance, budget: int) -> list[int]:
             missing = fs - chosen
             if not missing or len(chosen) + len(missing) > budget:
                 continue
-            gain = coverage(inst, chosen | missing)["full"] - covered
+            gain = _full_count(inst, chosen | missing) - covered
             if gain <= 0:
                 continue
             key = (gain / len(missing), gain, -len(missing), -min(missing))
@@ -128,7 +135,7 @@ def greedy_full(inst: Instance, budget: int) -> list[int]:
         if best is None:
             break
         chosen |= best
-        covered = coverage(inst, chosen)["full"]
+        covered = _full_count(inst, chosen)
     for f in frequency(inst, inst.n_facts):
         if len(chosen) >= budget:
             break
