@@ -1,0 +1,345 @@
+"""`reason chase-sql`: CHASE-SQL text-to-SQL — value index, generators, fixer, selector, evaluation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.common import (
+    LLMOpt,
+    OutOpt,
+    RayOpt,
+    RecordOpt,
+    ResumeOpt,
+    SeedOpt,
+    SkipBadOpt,
+    WorkersOpt,
+    make_llm,
+    open_writer,
+    report_bad,
+    report_usage,
+    seed_or_global,
+)
+
+app = typer.Typer(help="CHASE-SQL text-to-SQL: value retrieval, three generators, query fixer, pairwise selector, "
+                       "BIRD/Spider execution accuracy.", no_args_is_help=True)
+
+DbOpt = Annotated[Path, typer.Option("--db", help="SQLite database file.")]
+CacheOpt = Annotated[Path | None, typer.Option("--cache-dir", help="Keep value indexes here, not next to the DB.")]
+PerGenOpt = Annotated[int, typer.Option("--per-generator", min=1, help="Candidates per generator (pool = 3 x this).")]
+GensOpt = Annotated[str, typer.Option("--generators", help="Comma list of generators: dc, qp, os.")]
+TempOpt = Annotated[float, typer.Option("--temperature", help="Sampling temperature of the generators.")]
+FixOpt = Annotated[int, typer.Option("--fix-attempts", min=0, help="Query fixer attempts per candidate (0: off).")]
+NoValuesOpt = Annotated[bool, typer.Option("--no-values", help="Skip keyword extraction and value retrieval.")]
+SelOpt = Annotated[str, typer.Option(
+    "--selector", help="'llm' (prompted, same --llm), 'llm:URI' (another backend), 'lora:ADAPTER_DIR' (trained "
+                       "with train-selector) or 'self-consistency' (majority by result).")]
+OneOrderOpt = Annotated[bool, typer.Option("--one-order", help="Ask the selector each pair in one order only.")]
+TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds each query may run.")]
+RowCapOpt = Annotated[int, typer.Option("--row-cap", help="Rows fetched per query at most.")]
+DialectOpt = Annotated[str | None, typer.Option("--dialect", help="Also give the chosen SQL in this sqlglot dialect.")]
+EmbedOpt = Annotated[bool, typer.Option("--embed", help="Also re-rank values by MiniLM embeddings (ml extra).")]
+
+
+def _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout, row_cap,
+            dialect, cache_dir):
+    from toolkit.chase_sql.generators import GENERATORS, GenConfig
+    from toolkit.chase_sql.pipeline import PipelineConfig
+    from toolkit.core.errors import InputError
+
+    gens = tuple(g.strip() for g in generators.split(",") if g.strip())
+    bad = [g for g in gens if g not in GENERATORS]
+    if bad or not gens:
+        raise InputError(f"--generators {generators}: expected a comma list of {', '.join(GENERATORS)}")
+    return PipelineConfig(
+        gen=GenConfig(per_generator=per_generator, generators=gens, temperature=temperature),
+        fix_attempts=fix_attempts, use_values=not no_values, both_orders=not one_order,
+        selection="self-consistency" if selector == "self-consistency" else "tournament",
+        timeout=timeout, row_cap=row_cap, dialect=dialect, cache_dir=cache_dir)
+
+
+def _embedder(embed: bool):
+    if not embed:
+        return None
+    from toolkit.chase_sql.embedding import minilm_embedder
+
+    return minilm_embedder()
+
+
+@app.command()
+def index(
+    db: DbOpt,
+    cache_dir: CacheOpt = None,
+    num_perm: Annotated[int, typer.Option("--num-perm", help="MinHash permutations.")] = 64,
+    ngram: Annotated[int, typer.Option("--ngram", help="Character n-gram size.")] = 3,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even when the cache is up to date.")] = False,
+    lookup: Annotated[list[str] | None, typer.Option("--lookup", help="Also look up these keywords.")] = None,
+):
+    """Build (or refresh) the MinHash LSH value index stored next to a database.
+
+    Example: reason chase-sql index --db assets/chase_sql/demo/dev_databases/library/library.sqlite --lookup Dostoyevski
+    """
+    from toolkit.chase_sql.values import build_index, index_dir
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+    from toolkit.core.records import make_record
+
+    require("sql")
+    if not db.is_file():
+        raise InputError(f"{db}: no such database file")
+    idx = build_index(db, cache_dir=cache_dir, num_perm=num_perm, ngram=ngram, force=force)
+    with open_writer(None) as writer:
+        writer.write(make_record("sql.index", db=str(db), index=str(index_dir(db, cache_dir)),
+                                 n_values=len(idx.entries), rehashed=idx.rehashed, seconds=round(idx.seconds, 4)))
+        for m in idx.lookup(lookup or []):
+            writer.write(make_record("sql.value", **m.to_json()))
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question in natural language.")],
+    db: DbOpt,
+    evidence: Annotated[str, typer.Option("--evidence", help="Hint / external knowledge (BIRD evidence).")] = "",
+    llm: LLMOpt = None,
+    record: RecordOpt = None,
+    seed: SeedOpt = None,
+    per_generator: PerGenOpt = 7,
+    generators: GensOpt = "dc,qp,os",
+    temperature: TempOpt = 0.8,
+    fix_attempts: FixOpt = 3,
+    no_values: NoValuesOpt = False,
+    selector: SelOpt = "llm",
+    one_order: OneOrderOpt = False,
+    timeout: TimeoutOpt = 10.0,
+    row_cap: RowCapOpt = 10_000,
+    dialect: DialectOpt = None,
+    cache_dir: CacheOpt = None,
+    embed: EmbedOpt = False,
+):
+    """Answer one question: print the chosen SQL and its result table (stderr); the record goes to stdout.
+
+    Example: reason chase-sql ask --db shop.sqlite "How many orders came from Zurich?" --llm openai:qwen@http://localhost:8000/v1
+    """
+    from toolkit.chase_sql.pipeline import Resources, answer
+    from toolkit.chase_sql.selectors import make_selector
+    from toolkit.chase_sql.show import show_answer
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+
+    require("sql")
+    if not db.is_file():
+        raise InputError(f"{db}: no such database file")
+    cfg = _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout,
+                  row_cap, dialect, cache_dir)
+    backend = make_llm(llm, record)
+    res = Resources(cfg, embed=_embedder(embed))
+    rec = answer(backend, make_selector(selector, backend), res, db_path=db, question=question, evidence=evidence,
+                 seed=seed_or_global(seed), db_id=db.stem)
+    with open_writer(None) as writer:
+        writer.write(rec)
+    show_answer(rec, res.executor.run(db, rec["sql"]))
+    report_usage(backend)
+
+
+def _run_job(job: dict) -> dict:
+    """One question (module level so worker processes can run it)."""
+    from toolkit.chase_sql.pipeline import Resources, answer
+    from toolkit.chase_sql.selectors import make_selector
+    from toolkit.core.llm import from_uri
+
+    backend = from_uri(job["llm"])
+    res = Resources(job["config"], embed=_embedder(job["embed"]))
+    e = job["example"]
+    return answer(backend, make_selector(job["selector"], backend), res, db_path=e.db_path, question=e.question,
+                  evidence=e.evidence, seed=job["seed"], qid=e.qid, db_id=e.db_id, difficulty=e.difficulty)
+
+
+@app.command()
+def run(
+    data: Annotated[Path, typer.Option("--data", help="BIRD or Spider directory.")],
+    split: Annotated[str, typer.Option("--split", help="Split name: {split}.json.")] = "dev",
+    llm: LLMOpt = None,
+    record: RecordOpt = None,
+    out: OutOpt = None,
+    resume: ResumeOpt = False,
+    seed: SeedOpt = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Only the first N questions.")] = None,
+    bird_format: Annotated[Path | None, typer.Option("--bird-format", help="Also write the official BIRD "
+                                                      "predictions JSON here.")] = None,
+    per_generator: PerGenOpt = 7,
+    generators: GensOpt = "dc,qp,os",
+    temperature: TempOpt = 0.8,
+    fix_attempts: FixOpt = 3,
+    no_values: NoValuesOpt = False,
+    selector: SelOpt = "llm",
+    one_order: OneOrderOpt = False,
+    timeout: TimeoutOpt = 10.0,
+    row_cap: RowCapOpt = 10_000,
+    dialect: DialectOpt = None,
+    cache_dir: CacheOpt = None,
+    embed: EmbedOpt = False,
+    workers: WorkersOpt = 1,
+    ray: RayOpt = None,
+):
+    """Predict SQL for every question of a split: one `sql.prediction` record each (all candidates, scores, choice).
+
+    Example: reason chase-sql run --data assets/chase_sql/demo --llm replay:assets/chase_sql/replay-dev.jsonl -o p.jsonl
+    """
+    import json
+    import os
+
+    from toolkit.chase_sql.data import load_dataset
+    from toolkit.chase_sql.pipeline import Resources, answer
+    from toolkit.chase_sql.selectors import make_selector
+    from toolkit.core.extras import require
+    from toolkit.core.parallel import iter_jobs
+    from toolkit.core.records import existing_keys, load_records
+
+    require("sql")
+    cfg = _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout,
+                  row_cap, dialect, cache_dir)
+    ds = load_dataset(data, split, limit)
+    done = existing_keys(out, lambda r: r["qid"]) if resume else set()
+    todo = [e for e in ds.examples if e.qid not in done]
+    base_seed = seed_or_global(seed)
+    with open_writer(out, resume) as writer:
+        if (workers > 1 or ray) and not record:
+            uri = llm or os.environ.get("REASON_LLM")
+            if not uri:
+                make_llm(None)  # the usual one-line "no LLM given" error
+            jobs = [{"llm": uri, "config": cfg, "selector": selector, "embed": embed, "example": e,
+                     "seed": base_seed + int(e.qid) if e.qid.isdigit() else base_seed} for e in todo]
+            for rec in iter_jobs(_run_job, jobs, workers=workers, ray_address=ray, description="questions"):
+                writer.write(rec)
+        else:
+            backend = make_llm(llm, record)
+            res = Resources(cfg, embed=_embedder(embed))
+            sel = make_selector(selector, backend)
+            from toolkit.core.console import track
+
+            for e in track(todo, len(todo), "questions"):
+                writer.write(answer(backend, sel, res, db_path=e.db_path, question=e.question, evidence=e.evidence,
+                                    seed=base_seed + int(e.qid) if e.qid.isdigit() else base_seed, qid=e.qid,
+                                    db_id=e.db_id, difficulty=e.difficulty))
+            report_usage(backend)
+    if bird_format:
+        if out is None:
+            from toolkit.core.errors import InputError
+
+            raise InputError("--bird-format needs --out (the predictions are read back from it)")
+        from toolkit.chase_sql.bird_format import bird_predictions
+
+        preds = load_records(out, types=["sql.prediction"])
+        bird_format.parent.mkdir(parents=True, exist_ok=True)
+        bird_format.write_text(json.dumps(bird_predictions(preds, ds), indent=1, ensure_ascii=False) + "\n")
+
+
+@app.command("eval")
+def evaluate(
+    predictions: Annotated[Path, typer.Argument(help="sql.prediction JSONL ('-' for stdin).")],
+    data: Annotated[Path, typer.Option("--data", help="BIRD or Spider directory with the gold SQL.")],
+    split: Annotated[str, typer.Option("--split", help="Split name.")] = "dev",
+    metric: Annotated[str, typer.Option("--metric", help="bird, spider, or auto (by the directory layout).")] = "auto",
+    out: OutOpt = None,
+    skip_bad: SkipBadOpt = False,
+    timeout: TimeoutOpt = 30.0,
+    dialect: DialectOpt = None,
+):
+    """Execution accuracy (BIRD or Spider) by difficulty, with oracle, self-consistency and selector accuracy.
+
+    Example: reason chase-sql eval preds.jsonl --data assets/chase_sql/demo --metric bird
+    """
+    from toolkit.chase_sql.data import load_dataset
+    from toolkit.chase_sql.evaluation import evaluate_prediction, summarize
+    from toolkit.chase_sql.executor import Executor
+    from toolkit.chase_sql.show import show_summary
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+    from toolkit.core.records import BadLines, make_record, read_records
+
+    require("sql")
+    ds = load_dataset(data, split)
+    if metric not in ("auto", "bird", "spider"):
+        raise InputError(f"--metric {metric}: expected bird, spider or auto")
+    metric = ds.kind if metric == "auto" else metric
+    gold = {e.qid: e for e in ds.examples}
+    executor = Executor(timeout=timeout)
+    bad = BadLines()
+    rows = []
+    with open_writer(out) as writer:
+        for rec in read_records(predictions, types=["sql.prediction"], required=("qid", "sql"), skip_bad=skip_bad,
+                                bad=bad):
+            e = gold.get(str(rec["qid"]))
+            if e is None:
+                msg = f"{predictions}: qid {rec['qid']} is not a question of {data}/{split}.json"
+                if not skip_bad:
+                    raise InputError(msg)
+                bad.add(msg)
+                continue
+            row = evaluate_prediction(rec, e.gold, e.db_path, executor, metric)
+            rows.append(row)
+            if dialect:
+                from toolkit.chase_sql.pipeline import transpile
+
+                row = {**row, "sql": rec["sql"], "dialect": dialect, "sql_dialect": transpile(rec["sql"], dialect)}
+            writer.write(make_record("sql.eval", **row))
+        summary = summarize(rows, metric)
+        writer.write(make_record("sql.eval_summary", **summary))
+    report_bad(bad)
+    show_summary(summary)
+
+
+@app.command("train-selector")
+def train_selector(
+    predictions: Annotated[Path, typer.Argument(help="sql.prediction JSONL from `run` on a training split.")],
+    data: Annotated[Path, typer.Option("--data", help="Dataset directory with gold SQL for those predictions.")],
+    model: Annotated[Path, typer.Option("--model", help="Local causal LM directory (config.json + weights).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the LoRA adapter.")],
+    split: Annotated[str, typer.Option("--split", help="Split of the predictions.")] = "train",
+    epochs: Annotated[int, typer.Option("--epochs", min=1)] = 3,
+    lr: Annotated[float, typer.Option("--lr")] = 1e-3,
+    rank: Annotated[int, typer.Option("--rank", min=1, help="LoRA rank.")] = 8,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 8,
+    max_length: Annotated[int, typer.Option("--max-length", min=16, help="Prompt tokens kept (from the end).")] = 1024,
+    max_pairs: Annotated[int | None, typer.Option("--max-pairs", help="Use at most N pairs.")] = None,
+    device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda[:N].")] = "auto",
+    seed: SeedOpt = None,
+):
+    """Fine-tune a binary A/B selector with LoRA on pairs from training candidate pools clustered by result.
+
+    Example: reason chase-sql train-selector train-preds.jsonl --data BIRD --model ./qwen2.5-0.5b --out selector-lora
+    """
+    from toolkit.chase_sql.data import load_dataset
+    from toolkit.chase_sql.selector_train import TrainConfig, build_pairs, train_lora_selector
+    from toolkit.core.extras import require
+    from toolkit.core.records import load_records, make_record
+
+    require("sql")
+    require("ml", "torch", "transformers", "peft")
+    ds = load_dataset(data, split)
+    pairs = build_pairs(load_records(predictions, types=["sql.prediction"]), ds, seed=seed_or_global(seed))
+    if max_pairs is not None:
+        pairs = pairs[:max_pairs]
+    cfg = TrainConfig(epochs=epochs, lr=lr, rank=rank, batch_size=batch_size, max_length=max_length, device=device,
+                      seed=seed_or_global(seed))
+    report = train_lora_selector(pairs, model, out, cfg)
+    with open_writer(None) as writer:
+        writer.write(make_record("sql.selector_training", out=str(out), **report))
+
+
+@app.command("make-demo")
+def make_demo(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write the demo dataset into.")],
+):
+    """Write the small BIRD-format demo set (3 SQLite databases, descriptions, 41 questions with gold SQL).
+
+    Example: reason chase-sql make-demo --out assets/chase_sql/demo
+    """
+    from toolkit.chase_sql.demo import write_demo
+    from toolkit.core.records import make_record
+
+    path = write_demo(out)
+    with open_writer(None) as writer:
+        writer.write(make_record("sql.demo", out=str(path)))
