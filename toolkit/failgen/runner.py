@@ -33,9 +33,10 @@ class Options:
     translation: float | None = None
     rotation_deg: float | None = None
     slip_steps: int | None = None
+    tilt_deg: float | None = None
 
     def magnitudes(self) -> Magnitudes:
-        return Magnitudes.from_options(self.translation, self.rotation_deg, self.slip_steps)
+        return Magnitudes.from_options(self.translation, self.rotation_deg, self.slip_steps, self.tilt_deg)
 
 
 @dataclass(frozen=True)

@@ -171,7 +171,7 @@ def held(world, obj: str) -> bool:
     pos, _ = world.pose(obj)
     grip = world.gripper_pos()
     rest = world.bodies[obj].size[2] / 2
-    return bool(pos[2] > rest + 0.05 and np.linalg.norm(pos[:2] - grip[:2]) < 0.04)
+    return bool(pos[2] > rest + 0.04 and np.linalg.norm(pos - grip) < 0.04)
 
 
 def on_top(world, obj: str, base: str, *, xy_tol: float = 0.02, yaw_tol: float | None = 0.2) -> bool:

@@ -46,13 +46,13 @@ def show_summary(summary, out_dir: Path, seconds: float) -> None:
     console.console.print(table)
     if len(tasks) == 1:
         detail = Table(title="failures by mode", title_justify="left")
-        for col in ("mode", "kept", "failed sub-task", "keyframe", "tries", "s"):
-            detail.add_column(col)
+        for col in ("mode", "seed", "kept", "failed sub-task", "keyframe", "tries", "s"):
+            detail.add_column(col, justify="right" if col in ("seed", "keyframe", "tries", "s") else "left")
         for r in summary.results:
             if r.job.mode == NOMINAL:
                 continue
             fk = r.episode["failed_keyframe"] if r.episode else None
-            detail.add_row(f"{r.job.mode} (seed {r.job.seed})", "yes" if r.kept else "no effect",
+            detail.add_row(r.job.mode, str(r.job.seed), "yes" if r.kept else "no effect",
                            r.failed_subtask or "-", "-" if fk is None else str(fk), str(r.attempts),
                            f"{r.seconds:.1f}")
         if detail.row_count:

@@ -132,7 +132,7 @@ class World:
         box = p.createCollisionShape(p.GEOM_BOX, halfExtents=carcass, collisionFramePosition=[0.0, 0, 0.07],
                                      physicsClientId=c)
         box_vis = p.createVisualShape(p.GEOM_BOX, halfExtents=carcass, visualFramePosition=[0.0, 0, 0.07],
-                                      rgbaColor=COLORS["brown"], physicsClientId=c)
+                                      rgbaColor=COLORS[color], physicsClientId=c)
         front = [0.06, 0.075, 0.045]
         handle = [0.02, 0.013, 0.01]
         handle_at = [-front[0] - handle[0], 0, 0.0]

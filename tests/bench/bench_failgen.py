@@ -1,0 +1,114 @@
+"""Benchmark of `reason failgen`: episode overhead vs bare simulator calls, parallel scaling,
+nominal success rate and effective-mode coverage per task. Writes bench-results/failgen.json."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from toolkit.failgen import runner  # noqa: E402
+from toolkit.failgen.episode import run_episode  # noqa: E402
+from toolkit.failgen.modes import NOMINAL  # noqa: E402
+from toolkit.failgen.tasks import TASKS  # noqa: E402
+from toolkit.failgen.world import VIEWS  # noqa: E402
+
+NOMINAL_SEEDS = int(os.environ.get("FAILGEN_BENCH_SEEDS", "20"))
+MODE_SEEDS = int(os.environ.get("FAILGEN_BENCH_MODE_SEEDS", "4"))
+
+
+def overhead(task: str = "stack", size: int = 128, repeats: int = 3) -> dict:
+    """Full episode (scene build, control, IK, rendering, PNG files) / the same number of bare
+    stepSimulation + getCameraImage calls on the same scene."""
+    import pybullet as p
+
+    run_episode(task, 0, image_size=size).env.close()          # warm the mesh cache
+    best = None
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as tmp:
+            job = runner.Job(task, 0, NOMINAL, tmp, tmp, runner.Options(image_size=size))
+            t0 = time.perf_counter()
+            ep = run_episode(task, 0, image_size=size)
+            from toolkit.failgen.output import episode_records
+
+            episode_records(ep, Path(tmp), tmp)
+            full = time.perf_counter() - t0
+            del job
+        world = ep.env.world
+        steps, renders = world.steps, world.renders
+        t0 = time.perf_counter()
+        for _ in range(steps):
+            p.stepSimulation(physicsClientId=world.cid)
+        for k in range(renders):
+            world.render(VIEWS[k % 3])
+        bare = time.perf_counter() - t0
+        ep.env.close()
+        row = {"episode_s": round(full, 3), "bare_s": round(bare, 3), "steps": steps, "renders": renders,
+               "ratio": round(full / bare, 3)}
+        if best is None or row["ratio"] < best["ratio"]:
+            best = row
+    return best
+
+
+def scaling(task: str = "stack") -> dict:
+    rates = {}
+    for workers in (1, 2):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp)
+            jobs = runner.plan_jobs([task], {task: list(TASKS[task].modes)}, 0, 1, out, str(out),
+                                    runner.Options(image_size=128))
+            t0 = time.perf_counter()
+            summary = runner.run(jobs, out, resume=False, workers=workers)
+            rates[workers] = len(summary.results) / (time.perf_counter() - t0)
+    return {"episodes_per_s_1": round(rates[1], 3), "episodes_per_s_2": round(rates[2], 3),
+            "ratio": round(rates[2] / rates[1], 3)}
+
+
+def coverage() -> dict:
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for task, spec in TASKS.items():
+            nominal = runner.plan_jobs([task], {task: []}, 0, NOMINAL_SEEDS, Path(tmp), tmp,
+                                       runner.Options(images=False))
+            modes = runner.plan_jobs([task], {task: list(spec.modes)}, 100, MODE_SEEDS, Path(tmp), tmp,
+                                     runner.Options(images=False), with_nominal=False)
+            res = runner.run(nominal + modes, Path(tmp), resume=False, workers=2)
+            nom = [r for r in res.results if r.job.mode == NOMINAL]
+            per_mode = {}
+            for r in res.results:
+                if r.job.mode != NOMINAL:
+                    per_mode.setdefault(r.job.mode, []).append(r.kept)
+            out[task] = {
+                "nominal_success": round(sum(r.kept for r in nom) / len(nom), 3),
+                "mode_coverage": round(sum(map(sum, per_mode.values())) / max(1, sum(map(len, per_mode.values()))), 3),
+                "modes": {m: f"{sum(v)}/{len(v)}" for m, v in per_mode.items()},
+                "mean_attempts": round(sum(r.attempts for r in res.results if r.job.mode != NOMINAL)
+                                       / max(1, len(res.results) - len(nom)), 2),
+            }
+            print(f"{task:12s} nominal {out[task]['nominal_success']:.2f}  mode coverage "
+                  f"{out[task]['mode_coverage']:.2f}  {out[task]['modes']}", flush=True)
+    return out
+
+
+def main() -> None:
+    results = {}
+    results["overhead"] = overhead()
+    print(f"episode overhead: {results['overhead']['ratio']:.3f} x bare steps+renders (goal <= 1.25) "
+          f"{results['overhead']}", flush=True)
+    results["scaling"] = scaling()
+    print(f"parallel scaling: {results['scaling']['ratio']:.3f} x with 2 workers (goal >= 1.8) "
+          f"{results['scaling']}", flush=True)
+    results["tasks"] = coverage()
+    Path("bench-results").mkdir(exist_ok=True)
+    Path("bench-results/failgen.json").write_text(json.dumps(results, indent=1) + "\n")
+    print("wrote bench-results/failgen.json")
+
+
+if __name__ == "__main__":
+    main()
