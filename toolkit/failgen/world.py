@@ -7,6 +7,7 @@ physics steps (arm in position control), then a short settle; gripper commands r
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,12 +50,35 @@ COLORS = {
 }
 
 
+def import_pybullet():
+    """Import pybullet without its 'build time' banner on stderr (it would clutter the summary)."""
+    import sys
+
+    if "pybullet" in sys.modules:
+        import pybullet
+
+        return pybullet
+    from toolkit.core.extras import require
+
+    require("sim")
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            import pybullet
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+    return pybullet
+
+
 class World:
     """One physics client with the Panda on a table. Use `add_box`, `move`, `grip`, `render`."""
 
     def __init__(self, image_size: int = 128) -> None:
-        import pybullet as p
         import pybullet_data
+
+        p = import_pybullet()
 
         self.p = p
         self.image_size = image_size
