@@ -56,3 +56,17 @@ def test_bad_mode_and_task_are_input_errors():
             env.perturbation("grasp")
         with pytest.raises(InputError, match="known modes"):
             env.perturbation("sneeze")
+
+
+def test_failgen_runs_without_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['torch'] = None\n"       # any torch import would now raise ImportError
+            "import cli.failgen\n"
+            "from toolkit.failgen import run_episode\n"
+            "ep = run_episode('push', 0, 'wrong_object', image_size=16)\n"
+            "assert ep.kept and ep.env.grid(0).size[0] > 0\n"
+            "print('ok')\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
