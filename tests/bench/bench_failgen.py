@@ -26,8 +26,9 @@ MODE_SEEDS = int(os.environ.get("FAILGEN_BENCH_MODE_SEEDS", "4"))
 def overhead(task: str = "stack", size: int = 128, repeats: int = 3) -> dict:
     """Full episode (scene build, control, IK, rendering, PNG files) / the same number of bare
     stepSimulation + getCameraImage calls on the same scene."""
-    import pybullet as p
+    from toolkit.failgen.world import import_pybullet
 
+    p = import_pybullet()
     run_episode(task, 0, image_size=size).env.close()          # warm the mesh cache
     best = None
     for _ in range(repeats):

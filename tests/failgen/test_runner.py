@@ -152,3 +152,12 @@ def test_mode_and_task_resolution():
         runner.resolve_modes("grasp,sneeze", ["stack"])
     both = runner.resolve_modes("grasp", ["push", "stack"])
     assert both == {"push": [], "stack": ["grasp"]}
+
+
+def test_force_removes_only_episode_folders(tmp_path):
+    out = tmp_path / "o"
+    (out / "stack-s0-grasp").mkdir(parents=True)
+    (out / "my-s1-notes").mkdir()
+    (out / "episodes.jsonl").write_text("{}\n")
+    runner.prepare_out(out, resume=False, force=True)
+    assert sorted(p.name for p in out.iterdir()) == ["my-s1-notes"]

@@ -129,7 +129,7 @@ def prepare_out(out_dir: Path, *, resume: bool, force: bool) -> None:
         for name in (EPISODES, SAMPLES):
             (out_dir / name).unlink(missing_ok=True)
         for child in out_dir.iterdir():
-            if child.is_dir() and "-s" in child.name:
+            if child.is_dir() and is_episode_dir(child.name):
                 shutil.rmtree(child)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -140,6 +140,14 @@ def prepare_out(out_dir: Path, *, resume: bool, force: bool) -> None:
         raise InputError(f"--out {out_dir}: cannot write ({exc.strerror})") from None
     if not os.access(out_dir, os.W_OK | os.X_OK):
         raise InputError(f"--out {out_dir}: cannot write (permission denied)")
+
+
+def is_episode_dir(name: str) -> bool:
+    """Whether a folder name is one of ours (<task>-s<seed>-<mode>); --force removes only those."""
+    import re
+
+    match = re.fullmatch(r"(.+)-s(\d+)-([a-z_]+)", name)
+    return bool(match and match.group(1) in TASKS and match.group(3) in (*MODES, NOMINAL))
 
 
 def resume_state(out_dir: Path) -> set[str]:

@@ -109,8 +109,8 @@ class World:
         self._fingers(OPEN_WIDTH)
         self._proj = p.computeProjectionMatrixFOV(55, 1.0, 0.02, 3.0, physicsClientId=c)
         self._fixed_views = {
-            "front": p.computeViewMatrix([1.02, 0.0, 0.42], [0.45, 0.0, 0.04], [0, 0, 1], physicsClientId=c),
-            "overhead": p.computeViewMatrix([0.78, 0.0, 0.95], [0.5, 0.0, 0.0], [-1, 0, 0], physicsClientId=c),
+            "front": p.computeViewMatrix([0.92, 0.0, 0.34], [0.42, 0.0, 0.03], [0, 0, 1], physicsClientId=c),
+            "overhead": p.computeViewMatrix([0.74, 0.0, 0.82], [0.5, 0.0, 0.0], [-1, 0, 0], physicsClientId=c),
         }
 
     # ---- scene -------------------------------------------------------------------------------
