@@ -52,7 +52,8 @@ def episode_records(ep: Episode, out_dir: Path, dir_field: str, *, images: bool 
                 save_png(col.images[view], folder / name)
                 frames.append((rel / name).as_posix())
         if gif:
-            save_gif([col.images["front"] for col in env.columns], folder / "front.gif")
+            frames_gif = env.video or [col.images["front"] for col in env.columns]
+            save_gif(frames_gif, folder / "front.gif", ms=100 if env.video else 400)
     last = len(ep.results) - 1 if ep.mode == NOMINAL else ep.failed_subtask
     samples = []
     explanation = "" if ep.mode == NOMINAL else _explain(ep)

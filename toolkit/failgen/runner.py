@@ -20,6 +20,7 @@ from toolkit.failgen.episode import episode_id, run_episode
 from toolkit.failgen.modes import MODES, NOMINAL, Magnitudes
 from toolkit.failgen.tasks import TASKS
 
+GIF_EVERY = 24          # physics steps between GIF frames (10 frames per simulated second)
 EPISODES = "episodes.jsonl"
 SAMPLES = "samples.jsonl"
 
@@ -104,7 +105,8 @@ def run_job(job: Job) -> JobResult:
     """Generate one episode and write its files (runs in a worker process)."""
     opts = job.options
     ep = run_episode(job.task, job.seed, job.mode, image_size=opts.image_size, render=opts.images,
-                     magnitudes=opts.magnitudes(), retries=opts.retries)
+                     magnitudes=opts.magnitudes(), retries=opts.retries,
+                     video_every=GIF_EVERY if (opts.gif and opts.images) else None)
     try:
         if not ep.kept:
             return JobResult(job, False, None, [], ep.seconds, ep.attempts)

@@ -102,6 +102,8 @@ class World:
         self.renders = 0
         self.finger_target = OPEN_WIDTH
         self.slip_at: int | None = None
+        self.record_every: int | None = None      # also keep a front-view frame every N steps (GIF)
+        self.recorded: list[np.ndarray] = []
         state = p.getLinkState(self.robot, GRASP_LINK, computeForwardKinematics=True, physicsClientId=c)
         self.target_pos = np.array(state[4], dtype=float)
         self.target_orn = np.array(state[5], dtype=float)
@@ -257,6 +259,8 @@ class World:
                 self.slip_at = None
             self.p.stepSimulation(physicsClientId=self.cid)
             self.steps += 1
+            if self.record_every and self.steps % self.record_every == 0:
+                self.recorded.append(self.render("front"))
 
     def move(self, pos, orn, *, slip_after: int | None = None) -> None:
         """Straight-line Cartesian motion from the last commanded pose to (pos, orn), then settle.
