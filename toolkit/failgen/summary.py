@@ -69,6 +69,11 @@ def show_summary(summary, out_dir: Path, seconds: float) -> None:
             if mode in rows["modes"]:
                 grid.add_row(mode, *(rows["modes"][mode].get(t, "-") for t in tasks))
         console.console.print(grid)
+    for r in summary.results:
+        if not r.kept:
+            what = "nominal demo failed its success check" if r.job.mode == NOMINAL else (
+                f"mode had no effect here after {r.attempts} attempts")
+            console.warn(f"{r.job.task} seed {r.job.seed} {r.job.mode}: {what}; no episode written")
     kept = sum(r["kept"] for r in rows["tasks"].values())
     samples = sum(r["samples"] for r in rows["tasks"].values())
     extra = f", {summary.skipped_done} already done" if summary.skipped_done else ""
