@@ -33,7 +33,7 @@ def _explain(ep: Episode) -> str:
     words = scene.words
     target = words.get(st.target) if st.skill in PLACE_SKILLS and st.target else None
     other = words.get(pert.other) if pert.other else None
-    return prompts.explanation(pert.mode, words.get(st.obj, st.obj), other, target)
+    return prompts.explanation(pert.mode, words.get(st.obj, st.obj), other, target, st.skill)
 
 
 def episode_records(ep: Episode, out_dir: Path, dir_field: str, *, images: bool = True,
