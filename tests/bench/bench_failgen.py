@@ -98,7 +98,7 @@ def coverage() -> dict:
 
 
 def main() -> None:
-    results = {}
+    results = {"load_average_at_start": list(os.getloadavg()), "cpu_count": os.cpu_count()}
     results["overhead"] = overhead()
     print(f"episode overhead: {results['overhead']['ratio']:.3f} x bare steps+renders (goal <= 1.25) "
           f"{results['overhead']}", flush=True)
@@ -106,6 +106,7 @@ def main() -> None:
     print(f"parallel scaling: {results['scaling']['ratio']:.3f} x with 2 workers (goal >= 1.8) "
           f"{results['scaling']}", flush=True)
     results["tasks"] = coverage()
+    results["load_average_at_end"] = list(os.getloadavg())
     Path("bench-results").mkdir(exist_ok=True)
     Path("bench-results/failgen.json").write_text(json.dumps(results, indent=1) + "\n")
     print("wrote bench-results/failgen.json")
