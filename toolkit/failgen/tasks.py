@@ -135,10 +135,13 @@ def build_stack_tower(world, rng) -> Scene:
 
 def build_pick_place(world, rng) -> Scene:
     colors = _colors(rng, 2)
-    tray_xy, cube_xy, other_xy = _positions(rng, 3, min_gap=0.17, ylim=(-0.25, 0.25))
-    tray = world.add_urdf("tray", "tray/traybox.urdf", [tray_xy[0], tray_xy[1], 0.0], yaw=_yaw(rng), scale=0.5,
-                          kind="zone")
-    tray.extra["radius"] = 0.085
+    side = float(rng.choice([-1.0, 1.0]))
+    tray_xy = np.array([rng.uniform(0.52, 0.6), side * rng.uniform(0.16, 0.19)])
+    # the cubes go on the other side, clear of the tray walls (an open gripper needs ~5 cm around a cube)
+    cube_xy, other_xy = _positions(rng, 2, ylim=(-0.24, -0.09) if side > 0 else (0.09, 0.24), min_gap=0.1)
+    tray = world.add_urdf("tray", "tray/traybox.urdf", [tray_xy[0], tray_xy[1], 0.0],
+                          yaw=float(rng.uniform(-0.3, 0.3)), scale=0.45, kind="zone")
+    tray.extra["radius"] = 0.08
     _cubes(world, rng, ["cube", "other"], colors, [cube_xy, other_xy])
     words = {"cube": f"{colors[0]} cube", "other": f"{colors[1]} cube", "tray": "tray"}
     subs = [_st("pick", "cube", None, words, rng), _st("place_at", "cube", "tray", words, rng, floor=0.01)]

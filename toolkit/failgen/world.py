@@ -188,7 +188,12 @@ class World:
             return float(world.p.getJointState(uid, 0, physicsClientId=world.cid)[0])
 
         def touching(world) -> bool:
-            return all(world.p.getContactPoints(uid, world.robot, 0, f, physicsClientId=world.cid) for f in FINGERS)
+            """The handle is between closed fingers: gripper at the handle, fingers stopped by it, in contact."""
+            near = np.linalg.norm(world.gripper_pos() - handle_pos(world)) < 0.03
+            width = world.finger_width()
+            contact = any(world.p.getContactPoints(uid, world.robot, 0, f, physicsClientId=world.cid)
+                          for f in FINGERS)
+            return bool(near and 0.01 < width < 0.06 and contact)
 
         body = Body(name, uid, (0.18, 0.17, 0.14), color, kind="drawer",
                     extra={"out": out, "yaw": yaw, "handle": handle_pos, "opening": opening, "touching": touching})
