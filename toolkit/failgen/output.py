@@ -18,7 +18,7 @@ PLACE_SKILLS = {"place_on", "place_at", "turn", "lower"}
 
 def save_png(array_or_image, path: Path) -> None:
     img = array_or_image if isinstance(array_or_image, Image.Image) else Image.fromarray(array_or_image)
-    img.save(path, format="PNG", optimize=False, compress_level=6)
+    img.save(path, format="PNG", optimize=False, compress_level=1)
 
 
 def save_gif(frames: list[np.ndarray], path: Path, ms: int = 400) -> None:
