@@ -62,8 +62,8 @@ def scaling(task: str = "stack") -> dict:
     for workers in (1, 2):
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp)
-            jobs = runner.plan_jobs([task], {task: list(TASKS[task].modes)}, 0, 1, out, str(out),
-                                    runner.Options(image_size=128))
+            jobs = runner.plan_jobs([task], {task: list(TASKS[task].modes)}, 0, 2, out, str(out),
+                                    runner.Options(image_size=128))     # 24 episodes with images
             t0 = time.perf_counter()
             summary = runner.run(jobs, out, resume=False, workers=workers)
             rates[workers] = len(summary.results) / (time.perf_counter() - t0)
