@@ -21,7 +21,7 @@ SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
 
 @dataclass
 class TrainConfig:
-    steps: int = 2500
+    steps: int = 1200
     batch: int = 64
     lr: float = 2e-3
     hidden: int = 128
@@ -115,10 +115,10 @@ def train(out: str | Path, cfg: TrainConfig, eval_every: int = 500, n_eval: int 
         if step % eval_every == 0 or step == cfg.steps:
             accs = quick_accuracy(model, tok, cfg.seed, n_eval)
             model.train()
-            entry = {"step": step, "loss": round(float(loss), 4), "seconds": round(time.time() - start, 1),
+            entry = {"step": step, "loss": round(float(loss.detach()), 4), "seconds": round(time.time() - start, 1),
                      "validation_accuracy": accs}
             log["evals"].append(entry)
-            console.info(f"step {step}: loss {float(loss):.3f} val acc {accs} ({entry['seconds']} s)")
+            console.info(f"step {step}: loss {float(loss.detach()):.3f} val acc {accs} ({entry['seconds']} s)")
     model.eval()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
