@@ -297,14 +297,14 @@ def import_cmd(
 @app.command()
 def train(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the model and tokenizer.")],
-    steps: Annotated[int, typer.Option("--steps", min=1, help="Optimizer steps (fixed: keeps it imperfect).")] = 1200,
+    steps: Annotated[int, typer.Option("--steps", min=1, help="Optimizer steps (fixed: keeps it imperfect).")] = 800,
     batch: Annotated[int, typer.Option("--batch", min=1)] = 64,
     threads: Annotated[int, typer.Option("--threads", min=1, help="Torch CPU threads (1 = reproducible).")] = 1,
     seed: SeedOpt = None,
 ):
     """Train the small GPT-NeoX (Pythia architecture) task model that ships in assets/steer/model.
 
-    Example: reason steer train --out assets/steer/model --steps 1200 --seed 0
+    Example: reason steer train --out assets/steer/model --steps 800 --seed 0
     """
     from toolkit.core.records import make_record
     from toolkit.steer.train import TrainConfig

@@ -21,13 +21,13 @@ SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
 
 @dataclass
 class TrainConfig:
-    steps: int = 1200
+    steps: int = 800
     batch: int = 64
     lr: float = 2e-3
-    hidden: int = 128
+    hidden: int = 96
     layers: int = 4
     heads: int = 4
-    intermediate: int = 512
+    intermediate: int = 384
     format_weight: float = 0.2
     seed: int = 0
     threads: int = 1
@@ -76,7 +76,7 @@ def _batch(tok, items: list[tuple[str, str]]):
     return ids, mask, answer_pos
 
 
-def train(out: str | Path, cfg: TrainConfig, eval_every: int = 500, n_eval: int = 200) -> dict:
+def train(out: str | Path, cfg: TrainConfig, eval_every: int = 200, n_eval: int = 200) -> dict:
     """Train and save model + tokenizer + train_log.json to `out`; returns the final log."""
     import torch
 
