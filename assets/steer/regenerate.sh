@@ -6,7 +6,9 @@ R="${REASON:-reason}"
 A=assets/steer
 export OMP_NUM_THREADS=1
 
-$R steer train --out $A/model --steps 800 --seed 0 > $A/train.jsonl
+if [ "${SKIP_TRAIN:-0}" != 1 ]; then
+  $R steer train --out $A/model --steps 800 --seed 0 > $A/train.jsonl
+fi
 
 for fam in inductive deductive mathematical; do
   for method in mean mean-diff pca-diff; do

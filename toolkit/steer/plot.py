@@ -16,12 +16,14 @@ def plot_sweep(points: list[dict], path: str | Path, title: str = "") -> Path:
         groups.setdefault((p["family"], p["split"], p["layer"]), []).append(p)
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     panels = (("accuracy", "accuracy"), ("kl_nats", "KL(P0 || Pa) [nats]"), ("entropy_bits", "entropy [bits]"))
+    colors = {k: f"C{i % 10}" for i, k in enumerate(sorted({(f, la) for f, _, la in groups}))}
     for (family, split, layer), pts in sorted(groups.items()):
         pts = sorted(pts, key=lambda q: q["alpha"])
         xs = [q["alpha"] for q in pts]
         style = "-" if split == "test" else "--"
         for ax, (key, _) in zip(axes, panels, strict=True):
-            ax.plot(xs, [q[key] for q in pts], style, marker="o", ms=3, label=f"{family} {split} L{layer}")
+            ax.plot(xs, [q[key] for q in pts], style, color=colors[(family, layer)], marker="o", ms=3,
+                    label=f"{family} {split} L{layer}")
     for ax, (_, label) in zip(axes, panels, strict=True):
         ax.set_xlabel("alpha")
         ax.set_ylabel(label)
