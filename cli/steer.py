@@ -198,7 +198,7 @@ def sweep(
     from toolkit.steer.hooks import check_hidden_size
     from toolkit.steer.layers import parse_layers
     from toolkit.steer.report import sweep_table
-    from toolkit.steer.sweep import choose, parse_alphas, sweep_split
+    from toolkit.steer.sweep import choose, mcnemar_p, parse_alphas, sweep_split
     from toolkit.steer.tasks import generate, read_problems
     from toolkit.steer.vectors import load_vector
 
@@ -241,6 +241,8 @@ def sweep(
                                  validation_accuracy=best.accuracy, test_accuracy_base=base_test["accuracy"],
                                  test_accuracy_steered=at_best["accuracy"],
                                  test_gain=round(at_best["accuracy"] - base_test["accuracy"], 6),
+                                 test_fixed=at_best["fixed"], test_broken=at_best["broken"],
+                                 test_mcnemar_p=round(mcnemar_p(at_best["fixed"], at_best["broken"]), 6),
                                  test_kl_nats=at_best["kl_nats"], test_entropy_bits=at_best["entropy_bits"],
                                  vector=str(vector), method=vec.method, n_test=at_best["n"])
             w.write(choice)

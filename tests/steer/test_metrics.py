@@ -7,7 +7,7 @@ import torch
 
 from toolkit.core.errors import InputError
 from toolkit.steer.scoring import entropy_bits, kl_divergence, option_token_ids, score_problems
-from toolkit.steer.sweep import SweepPoint, choose, parse_alphas, sweep_split
+from toolkit.steer.sweep import SweepPoint, choose, mcnemar_p, parse_alphas, sweep_split
 from toolkit.steer.tasks import Problem, generate
 from toolkit.steer.vectors import ControlVector
 
@@ -56,6 +56,16 @@ def test_sweep_alpha_zero_has_zero_kl(neox):
     assert zero.kl_nats == 0.0
     assert zero.accuracy == score_problems(model, tok, problems).accuracy
     assert all(p.kl_nats > 0 for p in points if p.alpha != 0)
+    assert zero.fixed == zero.broken == 0
+    base_right = round(zero.accuracy * 10)
+    for p in points:
+        assert round(p.accuracy * 10) == base_right + p.fixed - p.broken
+
+
+def test_mcnemar_exact_p_value():
+    assert abs(mcnemar_p(10, 2) - 2 * (1 + 12 + 66) / 4096) < 1e-12
+    assert mcnemar_p(0, 0) == 1.0 and mcnemar_p(3, 3) == 1.0
+    assert mcnemar_p(2, 10) == mcnemar_p(10, 2)
 
 
 def test_parse_alphas_and_choice():

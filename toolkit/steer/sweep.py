@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from toolkit.core.errors import InputError
@@ -41,6 +42,8 @@ class SweepPoint:
     accuracy: float
     kl_nats: float
     entropy_bits: float
+    fixed: int = 0  # problems wrong at alpha = 0 and right at this alpha
+    broken: int = 0  # problems right at alpha = 0 and wrong at this alpha
 
 
 def sweep_split(model, tokenizer, problems, vec: ControlVector, layer: int, alphas: list[float], *,
@@ -61,9 +64,21 @@ def sweep_split(model, tokenizer, problems, vec: ControlVector, layer: int, alph
                 scores = score_problems(model, tokenizer, problems, batch_size=batch_size, device=device)
         kl = float(kl_divergence(base.probs, scores.probs).mean())
         ent = float(entropy_bits(scores.probs).mean())
+        fixed = sum(1 for b, s in zip(base.correct, scores.correct, strict=True) if s and not b)
+        broken = sum(1 for b, s in zip(base.correct, scores.correct, strict=True) if b and not s)
         points.append(SweepPoint(family, split, layer, alpha, len(problems), round(scores.accuracy, 6),
-                                 round(kl, 8), round(ent, 6)))
+                                 round(kl, 8), round(ent, 6), fixed, broken))
     return points
+
+
+def mcnemar_p(fixed: int, broken: int) -> float:
+    """Exact two-sided McNemar p-value: a binomial test of fixed vs broken with p = 1/2."""
+    n = fixed + broken
+    if n == 0:
+        return 1.0
+    k = min(fixed, broken)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
 
 
 def choose(points: list[SweepPoint]) -> SweepPoint:
