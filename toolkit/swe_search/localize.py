@@ -37,7 +37,9 @@ def context_name(test_id: str) -> str:
 
 def coverage_spectrum(report: TestReport, root: Path) -> dict[tuple[str, int], set[str]]:
     """(relative path, line) -> the set of test contexts that executed it (source files only)."""
-    if report.coverage_file is None:
+    if report.spectrum is not None:
+        return report.spectrum
+    if report.coverage_file is None or not report.coverage_file.exists():
         return {}
     import coverage
 
@@ -56,6 +58,7 @@ def coverage_spectrum(report: TestReport, root: Path) -> dict[tuple[str, int], s
             names = {c for c in contexts if c}
             if names:
                 out[(rel, int(line))] = names
+    report.spectrum = out
     return out
 
 

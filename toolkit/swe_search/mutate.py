@@ -29,18 +29,23 @@ def _replace(line: str, start: int, end: int, text: str) -> str:
     return line[:start] + text + line[end:]
 
 
-def token_mutations(line: str) -> list[str]:
-    out = []
+RELATIONAL = {"<", "<=", ">", ">=", "==", "!=", "and", "or", "True", "False"}
+
+
+def token_mutations(line: str) -> tuple[list[str], list[str], list[str]]:
+    """(relational/boolean swaps, constant tweaks, arithmetic swaps)."""
+    rel, num, arith = [], [], []
     for tok in _tokens(line):
         if tok.start[0] != 1:
             continue
         s, e = tok.start[1], tok.end[1]
         if (tok.type == tokenize.OP or tok.type == tokenize.NAME) and tok.string in SWAPS:
-            out += [_replace(line, s, e, alt) for alt in SWAPS[tok.string]]
+            target = rel if tok.string in RELATIONAL else arith
+            target += [_replace(line, s, e, alt) for alt in SWAPS[tok.string]]
         elif tok.type == tokenize.NUMBER and tok.string.isdigit():
             n = int(tok.string)
-            out += [_replace(line, s, e, str(v)) for v in (n + 1, n - 1) if v >= 0]
-    return out
+            num += [_replace(line, s, e, str(v)) for v in (n + 1, n - 1) if v >= 0]
+    return rel, num, arith
 
 
 def _parse_line(line: str) -> ast.AST | None:
@@ -92,12 +97,14 @@ def structural_mutations(line: str) -> list[str]:
 
 
 def mutations(line: str) -> list[str]:
-    """Distinct mutated versions of `line` (no trailing newline), in a fixed order."""
+    """Distinct mutated versions of `line` (no trailing newline), in a fixed order: relational and boolean
+    swaps, constant tweaks, negated conditions / swapped arguments / off-by-one bounds, arithmetic swaps."""
     line = line.rstrip("\n")
     if not line.strip() or line.strip().startswith("#"):
         return []
+    rel, num, arith = token_mutations(line)
     seen, out = {line}, []
-    for new in token_mutations(line) + structural_mutations(line):
+    for new in rel + num + structural_mutations(line) + arith:
         if new not in seen:
             seen.add(new)
             out.append(new)

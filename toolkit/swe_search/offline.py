@@ -1,7 +1,7 @@
 """The model-free agent: fault localization + mutations as the action proposer, test pass rate as the value.
 
 Proposals at a node, in order: `finish` when every target test passes; otherwise, when the node's own
-edit made things worse, undoing that edit; then mutations of the most suspicious lines (Ochiai over
+edit did not make more target tests pass, undoing that edit; then mutations of the most suspicious lines (Ochiai over
 per-test coverage plus traceback lines; ties shuffled by the seed), skipping edits already tried at the
 node's children, edits already on the path, and exact undos of ancestors' edits.
 """
@@ -64,10 +64,10 @@ class OfflineProposer:
         elif report is not None:
             parent = int(ep.tree.parent[node])
             key = edit_key(info.action or {})
-            if key and parent >= 0 and info.reward < ep.tree.info[parent].reward:
+            if key and parent >= 0 and info.reward <= ep.tree.info[parent].reward:
                 path, old, new = key
                 out.append({"name": "string_replace", "args": {"path": path, "old": new, "new": old},
-                            "why": "undo the last edit: it made more tests fail"})
+                            "why": "undo the last edit: it did not make more tests pass"})
             out += self._mutations(ep, node, report)
         self._cache[node] = out
         return out

@@ -8,6 +8,7 @@ from typing import Any
 
 from toolkit.swe_search.actions import Env, execute
 from toolkit.swe_search.instances import Instance
+from toolkit.swe_search.localize import coverage_spectrum
 from toolkit.swe_search.testrun import TestReport, run_tests
 from toolkit.swe_search.tree import NodeInfo, Tree, UCTParams
 from toolkit.swe_search.workspace import Workspace
@@ -37,6 +38,7 @@ class Episode:
         self.env = Env(ws, inst.test_ids, inst.test_cmd, cfg.test_timeout)
         self.tree = Tree(cfg.uct.max_expansions)
         self.reports: dict[int, TestReport] = {}
+        self._by_state: dict[str, TestReport] = {}  # git tree hash -> report (undo revisits a state)
         self.finished: list[int] = []
         root = NodeInfo(commit=ws.base, kind="root", observation=f"Repository at {ws.base[:12]}.")
         self.tree.add_root(root)
@@ -49,9 +51,14 @@ class Episode:
             self.tree.reward[0] = root.reward
 
     def _test(self) -> TestReport:
+        state = self.ws.tree_hash()
+        if state in self._by_state:
+            return self._by_state[state]
         report = run_tests(self.ws.root, self.inst.test_ids, test_cmd=self.inst.test_cmd,
                            timeout=self.cfg.test_timeout, coverage_dir=self.ws.scratch)
+        coverage_spectrum(report, self.ws.root)  # keep it: the next run overwrites the data file
         self.ws.checkout(self.ws.head)
+        self._by_state[state] = report
         return report
 
     def report_at(self, node: int) -> TestReport | None:

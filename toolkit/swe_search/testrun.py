@@ -31,6 +31,7 @@ class TestReport:
     output: str = ""
     timed_out: bool = False
     coverage_file: Path | None = None
+    spectrum: dict | None = None  # (path, line) -> test contexts, read right after the run
 
     def passed(self, test_id: str) -> bool:
         return self.outcomes.get(test_id) == "passed"

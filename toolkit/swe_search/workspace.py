@@ -72,6 +72,10 @@ class Workspace:
         self.head = self.repo.git.rev_parse("HEAD")
         return self.head
 
+    def tree_hash(self) -> str:
+        """The content hash of the checked-out commit's tree (equal states share it)."""
+        return self.repo.git.rev_parse(f"{self.head}^{{tree}}")
+
     def diff(self, commit: str) -> str:
         """The patch from the base commit to `commit` (SWE-bench `model_patch`)."""
         return self.repo.git.diff(self.base, commit, "--no-color", "--no-ext-diff", strip_newline_in_stdout=False)
