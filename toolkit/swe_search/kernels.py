@@ -33,13 +33,31 @@ def uct_score(node, parent, visits, value_sum, depth, c, alpha, beta, gamma):
 @njit(cache=True)
 def select_node(size, parent, visits, value_sum, depth, n_children, terminal, max_expansions,
                 c, alpha, beta, gamma):
-    """Index of the expandable node with the highest UCT score, or -1 when none is left."""
+    """Index of the expandable node with the highest UCT score, or -1 when none is left.
+
+    The depth terms are tabulated once per call (same operations, so bit-identical to uct_score)."""
+    max_depth = 0
+    for i in range(size):
+        if depth[i] > max_depth:
+            max_depth = depth[i]
+    bonus = np.empty(max_depth + 1)
+    penalty = np.empty(max_depth + 1)
+    for d in range(max_depth + 1):
+        bonus[d] = alpha * math.exp(-beta * (d - 1))
+        penalty[d] = gamma * math.sqrt(d)
     best = -1
     best_score = -np.inf
     for i in range(size):
         if terminal[i] != 0 or n_children[i] >= max_expansions:
             continue
-        score = uct_score(i, parent, visits, value_sum, depth, c, alpha, beta, gamma)
+        n = visits[i]
+        if n == 0:
+            score = np.inf
+        else:
+            p = parent[i]
+            total = visits[p] if p >= 0 else n
+            d = depth[i]
+            score = value_sum[i] / n + c * math.sqrt(math.log(max(total, 1)) / n) + bonus[d] - penalty[d]
         if best < 0 or score > best_score:
             best = i
             best_score = score

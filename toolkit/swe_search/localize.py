@@ -3,6 +3,7 @@ lines named in failing tests' tracebacks."""
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from dataclasses import dataclass
@@ -76,6 +77,24 @@ def traceback_lines(output: str, root: Path) -> set[tuple[str, int]]:
     return hits
 
 
+def signature_lines(scores: dict[tuple[str, int], float], root: Path) -> dict[tuple[str, int], float]:
+    """The `def` line of each function holding suspicious lines, at half the best score inside it: defaults
+    and parameters run at import time, so coverage never ties them to a test."""
+    out: dict[tuple[str, int], float] = {}
+    for path in sorted({p for p, _ in scores}):
+        try:
+            tree = ast.parse((root / path).read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                inside = [v for (p, line), v in scores.items()
+                          if p == path and node.lineno < line <= (node.end_lineno or node.lineno)]
+                if inside:
+                    out[(path, node.lineno)] = max(inside) / 2
+    return out
+
+
 def localize(report: TestReport, root: Path) -> list[Suspect]:
     """Source lines ranked by suspiciousness (highest first; ties by path and line)."""
     failing = {context_name(t) for t, o in report.outcomes.items() if o != "passed"}
@@ -89,5 +108,7 @@ def localize(report: TestReport, root: Path) -> list[Suspect]:
             scores[key] = ef / math.sqrt(len(failing) * (ef + ep))
     for key in traceback_lines(report.output, root):
         scores[key] = scores.get(key, 0.0) + TRACE_BONUS
+    for key, score in signature_lines(scores, root).items():
+        scores.setdefault(key, score)
     ranked = sorted(scores.items(), key=lambda kv: (-round(kv[1], 9), kv[0][0], kv[0][1]))
     return [Suspect(path, line, round(score, 6)) for (path, line), score in ranked]
