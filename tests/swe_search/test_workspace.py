@@ -1,3 +1,4 @@
+import json
 import os
 import sys
 import time
@@ -9,7 +10,7 @@ from toolkit.core.errors import InputError
 from toolkit.swe_search.actions import Env, execute
 from toolkit.swe_search.instances import Instance
 from toolkit.swe_search.runner import config_from, solve
-from toolkit.swe_search.testrun import run_tests, test_argv
+from toolkit.swe_search.testrun import build_test_argv, run_tests
 from toolkit.swe_search.workspace import Workspace
 
 TESTS = ["tests/test_ops.py::test_add", "tests/test_ops.py::test_double"]
@@ -26,6 +27,8 @@ def test_offline_search_fixes_bug_and_leaves_user_checkout_byte_identical(user_r
     before = snapshot(root)
     pred, tree = solve(_instance(root, commit), config_from({"iterations": 6, "test_timeout": 60}))
     assert pred["resolved"] and pred["chosen_finished"]
+    again = solve(_instance(root, commit), config_from({"iterations": 6, "test_timeout": 60}))
+    assert json.dumps(again) == json.dumps([pred, tree])  # same inputs + seed => identical records
     assert "-    return a - b\n+    return a + b\n" in pred["model_patch"]
     assert snapshot(root) == before
     assert list(private_tmp.iterdir()) == []
@@ -106,4 +109,5 @@ def test_test_command_uses_this_interpreter(user_repo):
     root, _ = user_repo
     report = run_tests(root, TESTS, test_cmd="{python} -m pytest -q -rA -p no:cacheprovider", timeout=60)
     assert report.outcomes == {TESTS[0]: "failed", TESTS[1]: "passed"}
-    assert test_argv(None, ["t"])[:3] == [sys.executable, "-m", "pytest"] and test_argv(None, ["t"])[-1] == "t"
+    argv = build_test_argv(None, ["t"])
+    assert argv[:3] == [sys.executable, "-m", "pytest"] and argv[-1] == "t"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.swe_search.testrun import TestReport, run_tests
+from toolkit.swe_search.testrun import RunReport, run_tests
 from toolkit.swe_search.workspace import Workspace, resolve_path
 
 ACTIONS = ("find_function", "find_class", "search_code", "view_code", "string_replace", "create_file",
@@ -27,7 +27,7 @@ class Observation:
     changed: bool = False  # the working tree was modified
     ok: bool = True
     terminal: str = ""  # "finish" | "reject" | ""
-    tests: TestReport | None = None
+    tests: RunReport | None = None
 
 
 @dataclass

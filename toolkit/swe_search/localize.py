@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit.swe_search.testrun import TestReport
+from toolkit.swe_search.testrun import RunReport
 
 TRACE_LINE = re.compile(r"^([\w./\\-]+\.py):(\d+):", re.MULTILINE)
 TRACE_BONUS = 0.25
@@ -36,7 +36,7 @@ def context_name(test_id: str) -> str:
     return ".".join([Path(path).stem, *[p for p in rest.split("::") if p]])
 
 
-def coverage_spectrum(report: TestReport, root: Path) -> dict[tuple[str, int], set[str]]:
+def coverage_spectrum(report: RunReport, root: Path) -> dict[tuple[str, int], set[str]]:
     """(relative path, line) -> the set of test contexts that executed it (source files only)."""
     if report.spectrum is not None:
         return report.spectrum
@@ -95,7 +95,7 @@ def signature_lines(scores: dict[tuple[str, int], float], root: Path) -> dict[tu
     return out
 
 
-def localize(report: TestReport, root: Path) -> list[Suspect]:
+def localize(report: RunReport, root: Path) -> list[Suspect]:
     """Source lines ranked by suspiciousness (highest first; ties by path and line)."""
     failing = {context_name(t) for t, o in report.outcomes.items() if o != "passed"}
     if not failing:

@@ -9,7 +9,7 @@ from typing import Any
 from toolkit.swe_search.actions import Env, execute
 from toolkit.swe_search.instances import Instance
 from toolkit.swe_search.localize import coverage_spectrum
-from toolkit.swe_search.testrun import TestReport, run_tests
+from toolkit.swe_search.testrun import RunReport, run_tests
 from toolkit.swe_search.tree import NodeInfo, Tree, UCTParams
 from toolkit.swe_search.workspace import Workspace
 
@@ -37,8 +37,8 @@ class Episode:
         self.cost = cost or (lambda: 0)
         self.env = Env(ws, inst.test_ids, inst.test_cmd, cfg.test_timeout)
         self.tree = Tree(cfg.uct.max_expansions)
-        self.reports: dict[int, TestReport] = {}
-        self._by_state: dict[str, TestReport] = {}  # git tree hash -> report (undo revisits a state)
+        self.reports: dict[int, RunReport] = {}
+        self._by_state: dict[str, RunReport] = {}  # git tree hash -> report (undo revisits a state)
         self.finished: list[int] = []
         root = NodeInfo(commit=ws.base, kind="root", observation=f"Repository at {ws.base[:12]}.")
         self.tree.add_root(root)
@@ -50,7 +50,7 @@ class Episode:
             root.reward = self.valuer.evaluate(self, 0)[0]
             self.tree.reward[0] = root.reward
 
-    def _test(self) -> TestReport:
+    def _test(self) -> RunReport:
         state = self.ws.tree_hash()
         if state in self._by_state:
             return self._by_state[state]
@@ -61,7 +61,7 @@ class Episode:
         self._by_state[state] = report
         return report
 
-    def report_at(self, node: int) -> TestReport | None:
+    def report_at(self, node: int) -> RunReport | None:
         """The latest test report on the path to `node`."""
         for i in reversed(self.tree.path(node)):
             if i in self.reports:

@@ -26,7 +26,7 @@ class CommandResult:
 
 
 @dataclass
-class TestReport:
+class RunReport:
     outcomes: dict[str, str] = field(default_factory=dict)  # test id -> passed | failed | error | missing
     output: str = ""
     timed_out: bool = False
@@ -78,7 +78,7 @@ def run_command(argv: list[str], cwd: Path, timeout: float, env: dict[str, str] 
     return CommandResult(proc.returncode, text, timed_out)
 
 
-def test_argv(test_cmd: str | None, test_ids: list[str]) -> list[str]:
+def build_test_argv(test_cmd: str | None, test_ids: list[str]) -> list[str]:
     """The test command as argv: '{python}' becomes this interpreter; the test ids are appended."""
     argv = [sys.executable if part == "{python}" else part for part in shlex.split(test_cmd or DEFAULT_TEST_CMD)]
     return argv + list(test_ids)
@@ -91,7 +91,7 @@ def with_coverage(argv: list[str], rcfile: Path) -> list[str] | None:
     return None
 
 
-def test_env(root: Path, coverage_file: Path | None = None) -> dict[str, str]:
+def build_test_env(root: Path, coverage_file: Path | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE", "PYTEST_"))}
     env["PYTHONPATH"] = str(root)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -101,9 +101,9 @@ def test_env(root: Path, coverage_file: Path | None = None) -> dict[str, str]:
 
 
 def run_tests(root: Path, test_ids: list[str], *, test_cmd: str | None = None, timeout: float = 60.0,
-              coverage_dir: Path | None = None) -> TestReport:
+              coverage_dir: Path | None = None) -> RunReport:
     """Run the given tests; with coverage_dir, also record per-test line coverage there."""
-    argv = test_argv(test_cmd, test_ids)
+    argv = build_test_argv(test_cmd, test_ids)
     cov_file = None
     if coverage_dir is not None:
         rc = coverage_dir / "coveragerc"
@@ -112,7 +112,7 @@ def run_tests(root: Path, test_ids: list[str], *, test_cmd: str | None = None, t
         if wrapped is not None:
             argv, cov_file = wrapped, coverage_dir / "coverage.data"
             cov_file.unlink(missing_ok=True)
-    result = run_command(argv, root, timeout, test_env(root, cov_file))
+    result = run_command(argv, root, timeout, build_test_env(root, cov_file))
     outcomes = {}
     for line in result.output.splitlines():
         m = SUMMARY.match(line)
@@ -120,7 +120,7 @@ def run_tests(root: Path, test_ids: list[str], *, test_cmd: str | None = None, t
             outcomes[m.group(2)] = {"PASSED": "passed", "XPASS": "passed"}.get(m.group(1), "failed")
     for test_id in test_ids:
         outcomes.setdefault(test_id, "missing")
-    report = TestReport({t: outcomes[t] for t in test_ids}, truncate(sanitize(result.output, root)), result.timed_out)
+    report = RunReport({t: outcomes[t] for t in test_ids}, truncate(sanitize(result.output, root)), result.timed_out)
     if cov_file is not None and cov_file.exists():
         report.coverage_file = cov_file
     return report
