@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import io
+import keyword
 import tokenize
 
 SWAPS = {
@@ -35,10 +36,18 @@ RELATIONAL = {"<", "<=", ">", ">=", "==", "!=", "and", "or", "True", "False"}
 def token_mutations(line: str) -> tuple[list[str], list[str], list[str]]:
     """(relational/boolean swaps, constant tweaks, arithmetic swaps)."""
     rel, num, arith = [], [], []
+    prev = None
     for tok in _tokens(line):
         if tok.start[0] != 1:
             continue
         s, e = tok.start[1], tok.end[1]
+        unary = tok.string in ("-", "+") and (prev is None or prev.type == tokenize.INDENT or (
+            prev.type == tokenize.OP and prev.string not in (")", "]", "}")) or (
+            prev.type == tokenize.NAME and keyword.iskeyword(prev.string) and prev.string not in ("True", "False",
+                                                                                                "None")))
+        prev = tok
+        if unary:
+            continue
         if (tok.type == tokenize.OP or tok.type == tokenize.NAME) and tok.string in SWAPS:
             target = rel if tok.string in RELATIONAL else arith
             target += [_replace(line, s, e, alt) for alt in SWAPS[tok.string]]

@@ -1,9 +1,10 @@
 """The model-free agent: fault localization + mutations as the action proposer, test pass rate as the value.
 
-Proposals at a node, in order: `finish` when every target test passes; otherwise, when the node's own
-edit did not make more target tests pass, undoing that edit; then mutations of the most suspicious lines (Ochiai over
-per-test coverage plus traceback lines; ties shuffled by the seed), skipping edits already tried at the
-node's children, edits already on the path, and exact undos of ancestors' edits.
+Proposals at a node, in order: `finish` when every target test passes; otherwise (linear agent only), when
+the node's own edit did not make more target tests pass, undoing that edit; then mutations of the most
+suspicious lines (Ochiai over per-test coverage plus traceback lines and enclosing `def` lines; ties shuffled
+by the seed), taken round-robin across lines, skipping edits already tried at the node's children, edits
+already on the path, and exact undos of ancestors' edits.
 """
 
 from __future__ import annotations
@@ -49,8 +50,12 @@ def unique_context(text: str, lines: list[str], index: int, new_line: str) -> tu
 
 @dataclass
 class OfflineProposer:
+    """`undo`: propose undoing an edit that did not help. The linear agent needs it to back out of a dead
+    end; MCTS backtracks by selection, so there it would only duplicate the parent's state."""
+
     seed: int = 0
     top_lines: int = TOP_LINES
+    undo: bool = True
     _cache: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
 
     def candidates(self, ep: Episode, node: int) -> list[dict[str, Any]]:
@@ -64,7 +69,7 @@ class OfflineProposer:
         elif report is not None:
             parent = int(ep.tree.parent[node])
             key = edit_key(info.action or {})
-            if key and parent >= 0 and info.reward <= ep.tree.info[parent].reward:
+            if self.undo and key and parent >= 0 and info.reward <= ep.tree.info[parent].reward:
                 path, old, new = key
                 out.append({"name": "string_replace", "args": {"path": path, "old": new, "new": old},
                             "why": "undo the last edit: it did not make more tests pass"})
@@ -84,7 +89,7 @@ class OfflineProposer:
             group = groups[score]
             rng.shuffle(group)
             ordered += group
-        out = []
+        per_line: list[list[dict[str, Any]]] = []
         texts: dict[str, str] = {}
         for s in ordered[: self.top_lines]:
             if s.path not in texts:
@@ -93,13 +98,16 @@ class OfflineProposer:
             lines = text.splitlines()
             if not 0 < s.line <= len(lines):
                 continue
+            group = []
             for new_line in mutations(lines[s.line - 1]):
                 ctx = unique_context(text, lines, s.line - 1, new_line)
                 if ctx is None:
                     continue
-                out.append({"name": "string_replace", "args": {"path": s.path, "old": ctx[0], "new": ctx[1]},
-                            "why": f"mutate suspicious line {s.path}:{s.line} (score {s.score:g})"})
-        return out
+                group.append({"name": "string_replace", "args": {"path": s.path, "old": ctx[0], "new": ctx[1]},
+                              "why": f"mutate suspicious line {s.path}:{s.line} (score {s.score:g})"})
+            per_line.append(group)
+        # round-robin over the suspicious lines: the k-th mutation of every line before the (k+1)-th of any
+        return [g[k] for k in range(max(map(len, per_line), default=0)) for g in per_line if k < len(g)]
 
     def propose(self, ep: Episode, node: int) -> dict[str, Any] | None:
         tried = {edit_key(ep.tree.info[c].action or {}) for c in ep.tree.children_of(node)}

@@ -28,7 +28,7 @@ def check_patch(ws: Workspace, inst: Instance, patch: str, timeout: float) -> di
 
 def build_agents(llm, cfg: SearchConfig, debate: tuple[int, int]):
     if llm is None:
-        return OfflineProposer(seed=cfg.seed), OfflineValue(), None, True
+        return OfflineProposer(seed=cfg.seed, undo=cfg.strategy == "linear"), OfflineValue(), None, True
     from toolkit.swe_search.llm_agents import ActionAgent, Discriminator, ValueAgent
 
     return ActionAgent(llm), ValueAgent(llm), Discriminator(llm, agents=debate[0], rounds=debate[1]), False
