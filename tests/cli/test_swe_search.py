@@ -14,18 +14,18 @@ def test_help_has_examples(reason):
 
 def test_run_offline_then_show_and_resume(reason, tmp_path):
     out = tmp_path / "preds.jsonl"
-    res = reason("swe-search", "run", "--instances", str(INSTANCES), "--instance", "mini__clamp-1", "-n", "6",
+    res = reason("swe-search", "run", "--instances", str(INSTANCES), "--instance", "mini__filters-1", "-n", "6",
                  "--out", str(out), "--seed", "0")
     assert res.returncode == 0, res.stderr
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["type"] for r in records] == ["swe.prediction", "swe.tree"]
     pred, tree = records
-    assert pred["instance_id"] == "mini__clamp-1" and pred["resolved"] is True
-    assert pred["model_patch"].startswith("diff --git a/mathx/bounds.py")
+    assert pred["instance_id"] == "mini__filters-1" and pred["resolved"] is True
+    assert pred["model_patch"].startswith("diff --git a/data/filters.py")
     assert "resolved 1/1" in res.stderr
     shown = reason("swe-search", "show", str(out), "--details")
     assert shown.returncode == 0 and "<= chosen" in shown.stderr and "finish" in shown.stderr
-    again = reason("swe-search", "run", "--instances", str(INSTANCES), "--instance", "mini__clamp-1",
+    again = reason("swe-search", "run", "--instances", str(INSTANCES), "--instance", "mini__filters-1",
                    "--out", str(out), "--resume")
     assert again.returncode == 0 and len(out.read_text().splitlines()) == 2
 

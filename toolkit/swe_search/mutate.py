@@ -75,7 +75,9 @@ def structural_mutations(line: str) -> list[str]:
     for kw in ("if ", "elif ", "while "):
         if text.startswith(kw) and text.endswith(":"):
             cond = text[len(kw):-1].strip()
-            if cond.startswith("not ") and "(" not in cond[4:5]:
+            if cond.startswith("not (") and cond.endswith(")"):
+                out.append(f"{indent}{kw}{cond[5:-1]}:")
+            elif cond.startswith("not ") and "(" not in cond[4:5]:
                 out.append(f"{indent}{kw}{cond[4:]}:")
             else:
                 out.append(f"{indent}{kw}not ({cond}):" if " " in cond else f"{indent}{kw}not {cond}:")

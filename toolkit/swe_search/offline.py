@@ -9,6 +9,7 @@ already on the path, and exact undos of ancestors' edits.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
     from toolkit.swe_search.search import Episode
 
 TOP_LINES = 6
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
 def pass_value(outcomes: dict[str, str]) -> float:
@@ -57,6 +62,19 @@ class OfflineProposer:
     top_lines: int = TOP_LINES
     undo: bool = True
     _cache: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    # state fingerprints: per node, content hashes of the files it changed; a candidate whose result is a
+    # state the tree already holds (e.g. the same two edits in the other order) is skipped
+    _files: dict[int, dict[str, str]] = field(default_factory=lambda: {0: {}})
+    _base: dict[str, str] = field(default_factory=dict)
+    _seen: set[frozenset] = field(default_factory=lambda: {frozenset()})
+
+    def _fingerprint(self, files: dict[str, str]) -> frozenset:
+        return frozenset((p, h) for p, h in files.items() if h != self._base.get(p))
+
+    def on_child(self, ep: Episode, node: int, child: int, action: dict[str, Any], changed: bool) -> None:
+        files = action.get("files") if changed else None
+        self._files[child] = dict(files) if files is not None else dict(self._files.get(node, {}))
+        self._seen.add(self._fingerprint(self._files[child]))
 
     def candidates(self, ep: Episode, node: int) -> list[dict[str, Any]]:
         if node in self._cache:
@@ -72,7 +90,8 @@ class OfflineProposer:
             if self.undo and key and parent >= 0 and info.reward <= ep.tree.info[parent].reward:
                 path, old, new = key
                 out.append({"name": "string_replace", "args": {"path": path, "old": new, "new": old},
-                            "why": "undo the last edit: it did not make more tests pass"})
+                            "why": "undo the last edit: it did not make more tests pass", "undo": True,
+                            "files": dict(self._files.get(parent, {}))})
             out += self._mutations(ep, node, report)
         self._cache[node] = out
         return out
@@ -99,12 +118,17 @@ class OfflineProposer:
             if not 0 < s.line <= len(lines):
                 continue
             group = []
+            here = self._files.get(node, {})
+            if s.path not in here:  # untouched on this path: the text is the base content
+                self._base.setdefault(s.path, _digest(text))
             for new_line in mutations(lines[s.line - 1]):
                 ctx = unique_context(text, lines, s.line - 1, new_line)
                 if ctx is None:
                     continue
+                files = {**here, s.path: _digest(text.replace(ctx[0], ctx[1], 1))}
                 group.append({"name": "string_replace", "args": {"path": s.path, "old": ctx[0], "new": ctx[1]},
-                              "why": f"mutate suspicious line {s.path}:{s.line} (score {s.score:g})"})
+                              "why": f"mutate suspicious line {s.path}:{s.line} (score {s.score:g})",
+                              "files": files})
             per_line.append(group)
         # round-robin over the suspicious lines: the k-th mutation of every line before the (k+1)-th of any
         return [g[k] for k in range(max(map(len, per_line), default=0)) for g in per_line if k < len(g)]
@@ -128,7 +152,9 @@ class OfflineProposer:
             if key in tried or key in on_path:
                 continue
             is_own_undo = own is not None and key == (own[0], own[2], own[1])
-            if key in undos and not is_own_undo:
+            if key in undos and not (is_own_undo and self.undo):
+                continue
+            if not cand.get("undo") and "files" in cand and self._fingerprint(cand["files"]) in self._seen:
                 continue
             return cand
         return None

@@ -79,6 +79,7 @@ class Episode:
         parent = self.tree.info[node]
         self.ws.checkout(parent.commit)
         obs = execute(self.env, {"name": action.get("name"), "args": action.get("args")})
+        proposed, action = action, {k: v for k, v in action.items() if k != "files"}
         commit = self.ws.commit(f"step after node {node}: {action.get('name')}") if obs.changed else parent.commit
         kind = obs.terminal or ("step" if obs.ok else "error")
         text = obs.text
@@ -88,6 +89,8 @@ class Episode:
             text += f"\nTests: {report.summary()}."
         info = NodeInfo(action=action, observation=text, commit=commit, kind=kind, patch=self.ws.diff(commit))
         child = self.tree.add_child(node, info)
+        if hasattr(self.proposer, "on_child"):
+            self.proposer.on_child(self, node, child, proposed, obs.changed)
         if report is not None:
             self.reports[child] = report
             info.tests = dict(report.outcomes)

@@ -54,6 +54,9 @@ class Workspace:
         except git.GitCommandError:
             self.close()
             raise InputError(f"{where}: field 'base_commit': {base_commit!r} is not a commit of {src}") from None
+        # fixed identity and dates: the same search makes the same commits (hashes are reproducible)
+        self.repo.git.update_environment(GIT_AUTHOR_DATE="2025-01-01T00:00:00+00:00",
+                                         GIT_COMMITTER_DATE="2025-01-01T00:00:00+00:00")
         self.repo.git.checkout("--quiet", "--detach", "--force", self.base)
         self.head = self.base
 
