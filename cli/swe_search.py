@@ -1,0 +1,178 @@
+"""`reason swe-search`: Monte Carlo Tree Search over a coding agent's actions on a git repository."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.common import (
+    LLMOpt,
+    OutOpt,
+    RayOpt,
+    RecordOpt,
+    ResumeOpt,
+    SeedOpt,
+    SkipBadOpt,
+    WorkersOpt,
+    open_writer,
+    report_bad,
+    seed_or_global,
+)
+
+app = typer.Typer(help="SWE-Search: MCTS with a value agent and a debate over a coding agent's actions.",
+                  no_args_is_help=True)
+
+
+def _terminate(signum, frame):  # so temporary clones are removed on SIGTERM too
+    sys.exit(128 + signum)
+
+
+@app.command()
+def run(
+    instances: Annotated[Path, typer.Option("--instances", "-i", help="SWE-bench instances JSONL ('-' = stdin).")],
+    out: OutOpt = None,
+    trees: Annotated[Path | None, typer.Option("--trees", help="Write swe.tree records here (default: with the "
+                                                              "predictions).")] = None,
+    strategy: Annotated[str, typer.Option("--strategy", help="mcts or linear (one greedy trajectory).")] = "mcts",
+    iterations: Annotated[int, typer.Option("--iterations", "-n", min=1, help="Max expansions (nodes).")] = 100,
+    instance: Annotated[list[str] | None, typer.Option("--instance", help="Only these instance ids.")] = None,
+    c: Annotated[float, typer.Option("--c", help="UCT exploration weight C.")] = 1.0,
+    alpha: Annotated[float, typer.Option("--alpha", help="Depth bonus alpha*exp(-beta*(d-1)).")] = 200.0,
+    beta: Annotated[float, typer.Option("--beta", help="Depth bonus decay beta.")] = 0.8,
+    gamma: Annotated[float, typer.Option("--gamma", help="Depth penalty gamma*sqrt(d).")] = 0.8,
+    max_expansions: Annotated[int, typer.Option("--max-expansions", min=1, help="Children per node.")] = 3,
+    max_finished: Annotated[int, typer.Option("--max-finished", min=1, help="Stop after this many "
+                                                                           "finished nodes.")] = 3,
+    reward_threshold: Annotated[float, typer.Option("--reward-threshold", help="Stop when a finished node "
+                                                                              "reaches this reward.")] = 100.0,
+    max_cost: Annotated[int, typer.Option("--max-cost", min=0, help="Stop after this many LLM tokens "
+                                                                   "(0 = no limit).")] = 0,
+    test_timeout: Annotated[float, typer.Option("--test-timeout", min=0.1, help="Seconds per test run.")] = 60.0,
+    debate_agents: Annotated[int, typer.Option("--debate-agents", min=1, help="Discriminator agents.")] = 5,
+    debate_rounds: Annotated[int, typer.Option("--debate-rounds", min=1, help="Discriminator rounds.")] = 3,
+    model_name: Annotated[str, typer.Option("--model-name", help="model_name_or_path in predictions.")] =
+        "reason-swe-search",
+    llm: LLMOpt = None,
+    record: RecordOpt = None,
+    offline: Annotated[bool, typer.Option("--offline", help="Model-free agent (fault localization + mutations, "
+                                                            "test pass-rate value) even if $REASON_LLM is set.")]
+        = False,
+    seed: SeedOpt = None,
+    skip_bad: SkipBadOpt = False,
+    resume: ResumeOpt = False,
+    workers: WorkersOpt = 1,
+    ray: RayOpt = None,
+) -> None:
+    """Search for a patch per instance; write swe.prediction (SWE-bench fields) and swe.tree records.
+
+    Without --llm (and no $REASON_LLM) the offline agent runs: no model needed.
+
+    Example: reason swe-search run --instances assets/swe_search/instances.jsonl -n 20 --out preds.jsonl
+    """
+    import os
+
+    from toolkit.core import console
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+    from toolkit.core.parallel import iter_jobs
+    from toolkit.core.records import BadLines, RecordWriter, existing_keys
+
+    require("swe")
+    from toolkit.swe_search.instances import load_instances
+    from toolkit.swe_search.runner import solve_job
+
+    if strategy not in ("mcts", "linear"):
+        raise InputError(f"--strategy {strategy}: expected mcts or linear")
+    llm_uri = None if offline else (llm or os.environ.get("REASON_LLM"))
+    if record and not llm_uri:
+        raise InputError("--record needs an LLM backend (--llm or $REASON_LLM)")
+    if record and workers > 1:
+        raise InputError("--record needs --workers 1 (one process appends to the replay file)")
+    signal.signal(signal.SIGTERM, _terminate)
+    bad = BadLines()
+    todo = load_instances(instances, skip_bad=skip_bad, bad=bad, only=instance)
+    if instance and not todo:
+        raise InputError(f"{instances}: no instance with id {', '.join(instance)}")
+    done = set()
+    if resume:
+        done = existing_keys(out, lambda r: r["instance_id"] if r["type"] == "swe.prediction" else None)
+    todo = [t for t in todo if t.instance_id not in done]
+    options = {"strategy": strategy, "iterations": iterations, "c": c, "alpha": alpha, "beta": beta, "gamma": gamma,
+               "max_expansions": max_expansions, "max_finished": max_finished, "reward_threshold": reward_threshold,
+               "max_cost": max_cost, "test_timeout": test_timeout, "seed": seed_or_global(seed),
+               "debate_agents": debate_agents, "debate_rounds": debate_rounds}
+    jobs = [{"instance": t.to_job(), "options": options, "llm": llm_uri, "record": str(record) if record else None,
+             "model_name": model_name} for t in todo]
+    resolved = total = 0
+    with open_writer(out, resume) as writer:
+        tree_writer = RecordWriter(trees, append=resume) if trees else writer
+        try:
+            for prediction, tree in iter_jobs(solve_job, jobs, workers=workers, ray_address=ray,
+                                              description="instances"):
+                writer.write(prediction)
+                tree_writer.write(tree)
+                total += 1
+                resolved += bool(prediction["resolved"])
+                console.info(f"{prediction['instance_id']}: resolved={prediction['resolved']} "
+                             f"expansions={prediction['expansions']} chosen_by={prediction['chosen_by']}")
+        finally:
+            if tree_writer is not writer:
+                tree_writer.close()
+    agent = "LLM " + llm_uri.split(":", 1)[0] if llm_uri else "offline"
+    console.info(f"{strategy} ({agent} agent): resolved {resolved}/{total}")
+    report_bad(bad)
+
+
+@app.command()
+def show(
+    tree: Annotated[Path, typer.Argument(help="JSONL holding swe.tree records (output of `run`).")],
+    instance: Annotated[str | None, typer.Option("--instance", help="Only this instance id.")] = None,
+    details: Annotated[bool, typer.Option("--details", help="Also show observations, explanations, feedback.")]
+        = False,
+    width: Annotated[int, typer.Option("--width", min=20, help="Characters of action arguments shown.")] = 80,
+    skip_bad: SkipBadOpt = False,
+) -> None:
+    """Render search trees (actions, values, visits; chosen node marked) on stderr.
+
+    Example: reason swe-search show preds.jsonl --instance mini__stats-1 --details
+    """
+    from toolkit.core.errors import InputError
+    from toolkit.core.records import BadLines, read_records
+    from toolkit.swe_search.render import render_tree
+
+    bad = BadLines()
+    shown = 0
+    for rec in read_records(tree, skip_bad=skip_bad, bad=bad):
+        if rec.get("type") != "swe.tree" or (instance and rec.get("instance_id") != instance):
+            continue
+        if not isinstance(rec.get("nodes"), list) or not rec["nodes"]:
+            raise InputError(f"{tree}: swe.tree record for {rec.get('instance_id')} has no field 'nodes'")
+        render_tree(rec, width=width, details=details)
+        shown += 1
+    if not shown:
+        raise InputError(f"{tree}: no swe.tree record" + (f" for {instance}" if instance else ""))
+    report_bad(bad)
+
+
+@app.command("make-bench")
+def make_bench(
+    out_dir: Annotated[Path, typer.Option("--out-dir", help="Directory for instances.jsonl and repos/.")] =
+        Path("assets/swe_search"),
+) -> None:
+    """Generate the mini-benchmark: small projects with injected bugs as git bundles + instances.jsonl.
+
+    Example: reason swe-search make-bench --out-dir assets/swe_search
+    """
+    from toolkit.core import console
+    from toolkit.core.extras import require
+
+    require("swe")
+    from toolkit.swe_search.benchgen import generate
+
+    rows = generate(out_dir)
+    two = sum(r["edits"] > 1 for r in rows)
+    console.info(f"wrote {len(rows)} instances ({two} needing two edits) to {out_dir}/instances.jsonl")

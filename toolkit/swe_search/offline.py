@@ -1,0 +1,178 @@
+"""The model-free agent: fault localization + mutations as the action proposer, test pass rate as the value.
+
+Proposals at a node, in order: `finish` when every target test passes; otherwise (linear agent only), when
+the node's own edit did not make more target tests pass, undoing that edit; then mutations of the most
+suspicious lines (Ochiai over per-test coverage plus traceback lines and enclosing `def` lines; ties shuffled
+by the seed), taken round-robin across lines, skipping edits already tried at the node's children, edits
+already on the path, and exact undos of ancestors' edits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from toolkit.swe_search.localize import localize
+from toolkit.swe_search.mutate import mutations
+
+if TYPE_CHECKING:
+    from toolkit.swe_search.search import Episode
+
+TOP_LINES = 6
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def pass_value(outcomes: dict[str, str]) -> float:
+    """Fraction of target tests passing, mapped to -100..100."""
+    if not outcomes:
+        return -100.0
+    frac = sum(o == "passed" for o in outcomes.values()) / len(outcomes)
+    return round(200.0 * frac - 100.0, 4)
+
+
+def edit_key(action: dict[str, Any]) -> tuple[str, str, str] | None:
+    if action.get("name") != "string_replace":
+        return None
+    a = action["args"]
+    return a["path"], a["old"], a["new"]
+
+
+def unique_context(text: str, lines: list[str], index: int, new_line: str) -> tuple[str, str] | None:
+    """(old, new) snippets around line `index` (0-based) that occur once in `text`; None if impossible."""
+    for before in range(0, 4):
+        lo = max(0, index - before)
+        old_lines = lines[lo:index + 1]
+        old = "\n".join(old_lines) + "\n"
+        if text.count(old) == 1:
+            return old, "\n".join(old_lines[:-1] + [new_line]) + "\n"
+    return None
+
+
+@dataclass
+class OfflineProposer:
+    """`undo`: propose undoing an edit that did not help. The linear agent needs it to back out of a dead
+    end; MCTS backtracks by selection, so there it would only duplicate the parent's state."""
+
+    seed: int = 0
+    top_lines: int = TOP_LINES
+    undo: bool = True
+    _cache: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    # state fingerprints: per node, content hashes of the files it changed; a candidate whose result is a
+    # state the tree already holds (e.g. the same two edits in the other order) is skipped
+    _files: dict[int, dict[str, str]] = field(default_factory=lambda: {0: {}})
+    _base: dict[str, str] = field(default_factory=dict)
+    _seen: set[frozenset] = field(default_factory=lambda: {frozenset()})
+
+    def _fingerprint(self, files: dict[str, str]) -> frozenset:
+        return frozenset((p, h) for p, h in files.items() if h != self._base.get(p))
+
+    def on_child(self, ep: Episode, node: int, child: int, action: dict[str, Any], changed: bool) -> None:
+        files = action.get("files") if changed else None
+        self._files[child] = dict(files) if files is not None else dict(self._files.get(node, {}))
+        self._seen.add(self._fingerprint(self._files[child]))
+
+    def candidates(self, ep: Episode, node: int) -> list[dict[str, Any]]:
+        if node in self._cache:
+            return self._cache[node]
+        report = ep.report_at(node)
+        info = ep.tree.info[node]
+        out: list[dict[str, Any]] = []
+        if report is not None and report.outcomes and all(o == "passed" for o in report.outcomes.values()):
+            out.append({"name": "finish", "args": {"reason": "all target tests pass"}})
+        elif report is not None:
+            parent = int(ep.tree.parent[node])
+            key = edit_key(info.action or {})
+            if self.undo and key and parent >= 0 and info.reward <= ep.tree.info[parent].reward:
+                path, old, new = key
+                out.append({"name": "string_replace", "args": {"path": path, "old": new, "new": old},
+                            "why": "undo the last edit: it did not make more tests pass", "undo": True,
+                            "files": dict(self._files.get(parent, {}))})
+            out += self._mutations(ep, node, report)
+        self._cache[node] = out
+        return out
+
+    def _mutations(self, ep: Episode, node: int, report) -> list[dict[str, Any]]:
+        ep.ws.checkout(ep.tree.info[node].commit)
+        suspects = localize(report, ep.ws.root)
+        rng = random.Random(f"{self.seed}:{ep.tree.info[node].commit}")
+        groups: dict[float, list] = {}
+        for s in suspects:
+            groups.setdefault(s.score, []).append(s)
+        ordered = []
+        for score in sorted(groups, reverse=True):
+            group = groups[score]
+            rng.shuffle(group)
+            ordered += group
+        per_line: list[list[dict[str, Any]]] = []
+        texts: dict[str, str] = {}
+        for s in ordered[: self.top_lines]:
+            if s.path not in texts:
+                texts[s.path] = (ep.ws.root / s.path).read_text(encoding="utf-8")
+            text = texts[s.path]
+            lines = text.splitlines()
+            if not 0 < s.line <= len(lines):
+                continue
+            group = []
+            here = self._files.get(node, {})
+            if s.path not in here:  # untouched on this path: the text is the base content
+                self._base.setdefault(s.path, _digest(text))
+            for new_line in mutations(lines[s.line - 1]):
+                ctx = unique_context(text, lines, s.line - 1, new_line)
+                if ctx is None:
+                    continue
+                files = {**here, s.path: _digest(text.replace(ctx[0], ctx[1], 1))}
+                group.append({"name": "string_replace", "args": {"path": s.path, "old": ctx[0], "new": ctx[1]},
+                              "why": f"mutate suspicious line {s.path}:{s.line} (score {s.score:g})",
+                              "files": files})
+            per_line.append(group)
+        # round-robin over the suspicious lines: the k-th mutation of every line before the (k+1)-th of any
+        return [g[k] for k in range(max(map(len, per_line), default=0)) for g in per_line if k < len(g)]
+
+    def propose(self, ep: Episode, node: int) -> dict[str, Any] | None:
+        tried = {edit_key(ep.tree.info[c].action or {}) for c in ep.tree.children_of(node)}
+        tried |= {(ep.tree.info[c].action or {}).get("name") for c in ep.tree.children_of(node)}
+        on_path, undos = set(), set()
+        for i in ep.tree.path(node)[1:]:
+            key = edit_key(ep.tree.info[i].action or {})
+            if key:
+                on_path.add(key)
+                undos.add((key[0], key[2], key[1]))
+        own = edit_key(ep.tree.info[node].action or {})
+        for cand in self.candidates(ep, node):
+            key = edit_key(cand)
+            if key is None:
+                if cand["name"] not in tried:
+                    return cand
+                continue
+            if key in tried or key in on_path:
+                continue
+            is_own_undo = own is not None and key == (own[0], own[2], own[1])
+            if key in undos and not (is_own_undo and self.undo):
+                continue
+            if not cand.get("undo") and "files" in cand and self._fingerprint(cand["files"]) in self._seen:
+                continue
+            return cand
+        return None
+
+
+@dataclass
+class OfflineValue:
+    """Value = pass rate of FAIL_TO_PASS + PASS_TO_PASS at the node's state, in -100..100."""
+
+    def evaluate(self, ep: Episode, node: int) -> tuple[float, str, str]:
+        report = ep.report_at(node)
+        outcomes = report.outcomes if report is not None else {}
+        value = pass_value(outcomes)
+        passing = sum(o == "passed" for o in outcomes.values())
+        explanation = f"{passing}/{len(outcomes)} target tests pass"
+        info = ep.tree.info[node]
+        feedback = ""
+        if info.kind == "step" and edit_key(info.action or {}):
+            path, _, new = edit_key(info.action)
+            feedback = f"Tried in {path}: {new.strip().splitlines()[-1].strip()} -> {explanation}"
+        return value, explanation, feedback

@@ -1,0 +1,114 @@
+"""The search tree: statistics in flat numpy arrays, per-node payloads (actions, observations) in lists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from toolkit.swe_search import kernels
+
+
+@dataclass
+class UCTParams:
+    """Selection score terms (defaults as in the SWE-Search public code: C 1, alpha 200, beta = gamma 0.8)."""
+
+    c: float = 1.0
+    alpha: float = 200.0
+    beta: float = 0.8
+    gamma: float = 0.8
+    max_expansions: int = 3
+
+
+@dataclass
+class NodeInfo:
+    action: dict[str, Any] | None = None
+    observation: str = ""
+    commit: str = ""
+    reward: float = 0.0
+    explanation: str = ""
+    feedback: str = ""
+    kind: str = "root"  # root | step | finish | reject | error
+    patch: str = ""
+    tests: dict[str, Any] = field(default_factory=dict)
+
+
+class Tree:
+    """Flat-array tree. Index 0 is the root; arrays grow by doubling."""
+
+    def __init__(self, max_expansions: int = 3, capacity: int = 64) -> None:
+        self.max_expansions = max_expansions
+        self.size = 0
+        self._alloc(capacity)
+        self.info: list[NodeInfo] = []
+
+    def _alloc(self, capacity: int) -> None:
+        old = getattr(self, "parent", None)
+        new = {
+            "parent": np.full(capacity, -1, np.int64),
+            "depth": np.zeros(capacity, np.int64),
+            "visits": np.zeros(capacity, np.int64),
+            "value_sum": np.zeros(capacity, np.float64),
+            "reward": np.zeros(capacity, np.float64),
+            "n_children": np.zeros(capacity, np.int64),
+            "terminal": np.zeros(capacity, np.uint8),
+            "children": np.full((capacity, self.max_expansions), -1, np.int64),
+        }
+        if old is not None:
+            for name, arr in new.items():
+                arr[: self.size] = getattr(self, name)[: self.size]
+        for name, arr in new.items():
+            setattr(self, name, arr)
+        self.capacity = capacity
+
+    def add_root(self, info: NodeInfo) -> int:
+        self.size = 1
+        self.info = [info]
+        return 0
+
+    def add_child(self, parent_index: int, info: NodeInfo) -> int:
+        if self.size >= self.capacity:
+            self._alloc(self.capacity * 2)
+        idx = kernels.add_child(self.size, parent_index, self.parent, self.depth, self.n_children, self.children,
+                                self.reward)
+        self.size += 1
+        self.info.append(info)
+        return idx
+
+    def select(self, p: UCTParams) -> int:
+        return int(kernels.select_node(self.size, self.parent, self.visits, self.value_sum, self.depth,
+                                       self.n_children, self.terminal, p.max_expansions, p.c, p.alpha, p.beta,
+                                       p.gamma))
+
+    def backpropagate(self, node: int, reward: float) -> None:
+        self.reward[node] = reward
+        self.info[node].reward = reward
+        kernels.backpropagate(node, float(reward), self.parent, self.visits, self.value_sum)
+
+    def children_of(self, node: int) -> list[int]:
+        return [int(c) for c in self.children[node, : self.n_children[node]]]
+
+    def path(self, node: int) -> list[int]:
+        out = []
+        while node >= 0:
+            out.append(node)
+            node = int(self.parent[node])
+        return out[::-1]
+
+    def mean_value(self, node: int) -> float:
+        v = self.visits[node]
+        return float(self.value_sum[node] / v) if v else 0.0
+
+    def to_json(self) -> list[dict[str, Any]]:
+        nodes = []
+        for i in range(self.size):
+            info = self.info[i]
+            nodes.append({
+                "id": i, "parent": int(self.parent[i]), "depth": int(self.depth[i]), "visits": int(self.visits[i]),
+                "value": round(self.mean_value(i), 4), "reward": info.reward, "kind": info.kind,
+                "action": info.action, "observation": info.observation, "explanation": info.explanation,
+                "feedback": info.feedback, "terminal": bool(self.terminal[i]), "children": self.children_of(i),
+                "patch": info.patch, "tests": info.tests,
+            })
+        return nodes
