@@ -28,24 +28,36 @@ def _default_model() -> Path:
 @app.command()
 def train(
     out: Annotated[Path, typer.Option("--out", help="Directory for the trained model.")],
-    steps: Annotated[int, typer.Option("--steps", min=1)] = 800,
-    batch: Annotated[int, typer.Option("--batch", min=1)] = 16,
+    steps: Annotated[int, typer.Option("--steps", min=1)] = 900,
+    batch: Annotated[int, typer.Option("--batch", min=1)] = 12,
     min_len: Annotated[int, typer.Option("--min-len", min=32)] = 48,
-    max_len: Annotated[int, typer.Option("--max-len", min=32)] = 176,
+    max_len: Annotated[int, typer.Option("--max-len", min=32)] = 144,
     lr: Annotated[float, typer.Option("--lr")] = 3e-3,
+    layers: Annotated[int, typer.Option("--layers", min=1)] = 4,
+    hidden: Annotated[int, typer.Option("--hidden", min=8)] = 96,
+    heads: Annotated[int, typer.Option("--heads", min=1)] = 6,
+    kv_heads: Annotated[int, typer.Option("--kv-heads", min=1, help="KV heads (< heads: GQA).")] = 6,
+    threads: Annotated[int, typer.Option("--threads", min=1)] = 1,
     seed: SeedOpt = None,
 ):
     """Train the small Llama model on the synthetic retrieval tasks (short sequences, stretched positions).
 
-    Example: reason kvcompress train --out assets/kvcompress/model --steps 800
+    Example: reason kvcompress train --out assets/kvcompress/model --steps 900
     """
+    from toolkit.core.errors import InputError
     from toolkit.core.extras import require
 
     require("ml", "torch", "transformers")
+    import torch
+
+    if heads % kv_heads or hidden % heads:
+        raise InputError("--heads must divide --hidden and be a multiple of --kv-heads")
+    torch.set_num_threads(threads)
     from toolkit.core.records import dumps, make_record
     from toolkit.kvcompress.train import train as run
 
-    summary = run(out, steps=steps, batch=batch, min_len=min_len, max_len=max_len, lr=lr, seed=seed_or_global(seed))
+    summary = run(out, steps=steps, batch=batch, min_len=min_len, max_len=max_len, lr=lr, seed=seed_or_global(seed),
+                  n_layers=layers, n_heads=heads, n_kv_heads=kv_heads, hidden=hidden)
     print(dumps(make_record("kvcompress.trained", 1, model=str(out), steps=steps, params=summary["params"],
                             final=summary["log"][-1] if summary["log"] else None)))
 

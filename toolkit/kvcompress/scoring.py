@@ -6,8 +6,9 @@ the needle and the token there equals the generated token. Each copy adds 1/|ans
 Trials count only when the answer's ROUGE-1 recall exceeds 0.5; scores are averaged over them.
 
 R2 score (HeadKV): on two-hop trials with distractor needles and an explicit reasoning step, each
-decoding step adds to a head the attention mass it puts on the answer-path sentences (the fact and
-the link), divided by |answer|; same filtering and averaging.
+decoding step that emits a content word of the answer (a key of the reasoning step or a value) adds
+to a head the attention mass it puts on the answer-path sentences (the fact and the link), divided by
+the number of content words; same filtering and averaging.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from toolkit.kvcompress.tasks import WORD_ID, Example, decode, make_example
+from toolkit.kvcompress.tasks import KEYS, VALUES, WORD_ID, Example, decode, make_example
+
+CONTENT = set(KEYS) | set(VALUES)
 
 RETRIEVAL_THRESHOLD = 0.1
 
@@ -136,7 +139,8 @@ def _score_trial(model, ex: Example, method: str) -> tuple[np.ndarray, bool]:
     cfg = model.config
     contrib = np.zeros((cfg.num_hidden_layers, cfg.num_attention_heads))
     generated = []
-    answer_len = len(ex.answer) - 1  # without </s>
+    content = [w for w in ex.answer if w in CONTENT]  # copyable words (keys of the reasoning step, values)
+    answer_len = len(content)
     for token, attn in decode_with_attention(model, prompt_ids, len(ex.answer)):
         word = decode([token])[0]
         if word == "</s>":
@@ -144,7 +148,7 @@ def _score_trial(model, ex: Example, method: str) -> tuple[np.ndarray, bool]:
         generated.append(word)
         if method == "retrieval":
             contrib += copy_step_scores(attn, prompt_ids, token, ex.answer_span, answer_len)
-        elif word in ex.answer:
+        elif word in content:
             contrib += mass_step_scores(attn, ex.support, answer_len)
     reference = ex.answer[:-1]
     return contrib, rouge1_recall(generated, reference) > 0.5

@@ -3,9 +3,9 @@
 A context is a haystack of filler words with "needle" sentences inserted at chosen depths:
     the code of K1 K2 is V1 V2 V3 .          (a fact)
     K1 K2 links to M1 M2 .                   (a link, for the two-hop task)
-and ends with a question whose answer is copied from a needle:
-    question : code of K1 K2 ? answer : V1 V2 V3 </s>
-    question : code via K1 K2 ? answer : M1 M2 -> V1 V2 V3 </s>   (two-hop: an explicit reasoning step)
+and ends with a question that restates the start of the needle; the model completes it by copying:
+    question : code of K1 K2 is  V1 V2 V3 </s>
+    question : K1 K2 links to  M1 M2 -> code of M1 M2 is V1 V2 V3 </s>   (two-hop: an explicit reasoning step)
 Everything is word-level over a small fixed vocabulary, so a tiny model can learn it on a CPU.
 """
 
@@ -93,7 +93,7 @@ def make_example(rng: random.Random, task: str, length: int, depth: float | None
         target_key, target_value = keys[0], _value(rng)
         target = _fact(target_key, target_value)
         others = [(_fact(keys[i + 1], _value(rng)), "distractor") for i in range(nd)]
-        question = ["question", ":", "code", "of", *target_key, "?", "answer", ":"]
+        question = ["question", ":", "code", "of", *target_key, "is"]
         answer, final = [*target_value], [*target_value]
         needles = [(target, "target"), *others]
     else:
@@ -106,8 +106,8 @@ def make_example(rng: random.Random, task: str, length: int, depth: float | None
             a, b = keys[2 + 2 * i], keys[3 + 2 * i]
             others.append((_link(a, b), "distractor"))
             others.append((_fact(b, _value(rng)), "distractor"))
-        question = ["question", ":", "code", "via", *src, "?", "answer", ":"]
-        answer, final = [*mid, "->", *target_value], [*target_value]
+        question = ["question", ":", *src, "links", "to"]
+        answer, final = [*mid, "->", "code", "of", *mid, "is", *target_value], [*target_value]
         needles = [(target, "target"), (link, "link"), *others]
     n_needle_words = sum(len(s) for s, _ in needles)
     n_fill = max(length - n_needle_words - len(question) - 1, len(needles) + 1)
@@ -138,11 +138,14 @@ def make_example(rng: random.Random, task: str, length: int, depth: float | None
     return Example(task, prompt, [*answer, "</s>"], final, answer_span, value_span, spans, support, depth)
 
 
-def training_sequence(rng: random.Random, length: int, max_questions: int = 3) -> tuple[list[int], list[int]]:
+def training_sequence(rng: random.Random, length: int, max_questions: int = 3,
+                      repeat_prob: float = 0.5) -> tuple[list[int], list[int]]:
     """A training sequence (ids) and its loss mask (1 on answer tokens incl. the reasoning step and </s>).
 
     Besides the example's own question, up to `max_questions - 1` more questions about other needles of
-    the same context are appended (more supervised answers per sequence, same skill).
+    the same context are appended (more supervised answers per sequence, same skill). With probability
+    `repeat_prob` a filler chunk is also repeated later and its repeat supervised: a dense copy signal
+    that makes induction (copy) heads form within a few hundred steps on a CPU.
     """
     task = rng.choice(TASKS)
     ex = make_example(rng, task, length)
@@ -160,19 +163,30 @@ def training_sequence(rng: random.Random, length: int, max_questions: int = 3) -
     if task == "twohop":
         for k, mid in links.items():
             if tuple(mid) in facts:
-                extra.append((["question", ":", "code", "via", *k, "?", "answer", ":"],
-                              [*mid, "->", *facts[tuple(mid)], "</s>"]))
+                extra.append((["question", ":", *k, "links", "to"],
+                              [*mid, "->", "code", "of", *mid, "is", *facts[tuple(mid)], "</s>"]))
     else:
         for k, v in facts.items():
-            extra.append((["question", ":", "code", "of", *k, "?", "answer", ":"], [*v, "</s>"]))
+            extra.append((["question", ":", "code", "of", *k, "is"], [*v, "</s>"]))
     rng.shuffle(extra)
     for q, a in extra:
         if len(qas) >= max_questions:
             break
         if (q, a) != qas[0]:
             qas.append((q, a))
-    ids = encode(prompt[:qstart])
-    mask = [0] * len(ids)
+    context = prompt[:qstart]
+    mask = [0] * len(context)
+    if rng.random() < repeat_prob:
+        # an induction drill: a filler chunk repeated later in the haystack, supervised on the repeat
+        n = rng.randint(6, 16)
+        starts = [i for i in range(1, len(context) - n) if all(w in FILLER for w in context[i:i + n])]
+        if starts:
+            a = rng.choice(starts)
+            chunk = context[a:a + n]
+            at = rng.randint(a + n, len(context))
+            context = context[:at] + chunk + context[at:]
+            mask = mask[:at] + [0, 0] + [1] * (n - 2) + mask[at:]
+    ids = encode(context)
     for q, a in qas:
         ids += encode(q) + encode(a)
         mask += [0] * len(q) + [1] * len(a)
@@ -188,6 +202,9 @@ def score_answer(example: Example, generated_words: list[str]) -> bool:
         if "->" not in words:
             return False
         words = words[words.index("->") + 1:]
+        if "is" not in words:
+            return False
+        words = words[words.index("is") + 1:]
     return words[: len(example.final)] == example.final
 
 

@@ -1,8 +1,8 @@
 """Train the small Llama model on the synthetic retrieval tasks (CPU-friendly).
 
-Length generalization: sequences are short (`min_len`..`max_len` words) but their position ids are
-stretched PoSE-style -- random skips inserted between filler words -- so the relative distances the
-model sees reach `max_positions`. At inference the model reads real contexts of up to that many tokens
+Length generalization: sequences are short (`min_len`..`max_len` words) but half of them get their
+position ids stretched PoSE-style -- one random skip between two filler words -- so the relative
+distances the model sees reach `max_positions`. At inference the model reads real contexts of up to that many tokens
 with ordinary contiguous positions.
 """
 
@@ -30,27 +30,21 @@ def model_config(n_layers: int = 4, n_heads: int = 8, n_kv_heads: int = 8, hidde
                        pad_token_id=WORD_ID["<pad>"], bos_token_id=WORD_ID["<s>"], eos_token_id=WORD_ID["</s>"])
 
 
-def stretched_positions(rng: random.Random, ids: list[int], max_positions: int) -> list[int]:
-    """Contiguous positions with random skips between filler words, spanning up to max_positions."""
+def stretched_positions(rng: random.Random, ids: list[int], max_positions: int, prob: float = 0.5) -> list[int]:
+    """Contiguous positions, or (with probability `prob`) one random skip between two filler words.
+
+    A single skip keeps every local (previous-token) relation intact but one, while the distance across
+    it -- typically between a needle and the question -- reaches up to `max_positions`.
+    """
     n = len(ids)
-    if rng.random() < 0.4 or n >= max_positions:
+    if rng.random() >= prob or n >= max_positions:
         return list(range(n))
-    span = rng.randint(n, max_positions)
-    extra = span - n
     cand = [i for i in range(1, n) if ids[i] in FILLER_IDS and ids[i - 1] in FILLER_IDS]
-    if not cand or extra == 0:
+    if not cand:
         return list(range(n))
-    cuts = sorted(rng.sample(cand, min(len(cand), rng.randint(1, 8))))
-    weights = [rng.random() for _ in cuts]
-    total = sum(weights)
-    gaps = [int(extra * w / total) for w in weights]
-    pos, offset, j = [], 0, 0
-    for i in range(n):
-        while j < len(cuts) and cuts[j] == i:
-            offset += gaps[j]
-            j += 1
-        pos.append(i + offset)
-    return pos
+    cut = rng.choice(cand)
+    gap = rng.randint(0, max_positions - n)
+    return [i if i < cut else i + gap for i in range(n)]
 
 
 def make_batch(rng: random.Random, batch: int, min_len: int, max_len: int, max_positions: int):
@@ -90,9 +84,9 @@ def quick_accuracy(model, rng: random.Random, n: int, length: int) -> float:
     return hits / n
 
 
-def train(out: str | Path, *, steps: int = 1200, batch: int = 24, min_len: int = 96, max_len: int = 320,
-          max_positions: int = 4096, lr: float = 3e-3, seed: int = 0, n_layers: int = 4, n_heads: int = 8,
-          n_kv_heads: int = 8, hidden: int = 128, log_every: int = 50, progress_file: str | None = None) -> dict:
+def train(out: str | Path, *, steps: int = 900, batch: int = 12, min_len: int = 48, max_len: int = 144,
+          max_positions: int = 4096, lr: float = 3e-3, seed: int = 0, n_layers: int = 4, n_heads: int = 6,
+          n_kv_heads: int = 6, hidden: int = 96, log_every: int = 25, progress_file: str | None = None) -> dict:
     import torch
     from transformers import LlamaForCausalLM
 
