@@ -28,21 +28,25 @@ def _default_model() -> Path:
 @app.command()
 def train(
     out: Annotated[Path, typer.Option("--out", help="Directory for the trained model.")],
-    steps: Annotated[int, typer.Option("--steps", min=1)] = 900,
+    steps: Annotated[int, typer.Option("--steps", min=1)] = 2000,
     batch: Annotated[int, typer.Option("--batch", min=1)] = 12,
     min_len: Annotated[int, typer.Option("--min-len", min=32)] = 48,
-    max_len: Annotated[int, typer.Option("--max-len", min=32)] = 144,
-    lr: Annotated[float, typer.Option("--lr")] = 3e-3,
+    max_len: Annotated[int, typer.Option("--max-len", min=32)] = 112,
+    lr: Annotated[float, typer.Option("--lr")] = 1e-3,
     layers: Annotated[int, typer.Option("--layers", min=1)] = 4,
     hidden: Annotated[int, typer.Option("--hidden", min=8)] = 96,
     heads: Annotated[int, typer.Option("--heads", min=1)] = 6,
     kv_heads: Annotated[int, typer.Option("--kv-heads", min=1, help="KV heads (< heads: GQA).")] = 6,
     threads: Annotated[int, typer.Option("--threads", min=1)] = 1,
+    repeat_prob: Annotated[float, typer.Option("--repeat-prob", help="Share of sequences with a copy drill.")] = 0.5,
+    stretch_prob: Annotated[float, typer.Option("--stretch-prob", help="Share with a position skip.")] = 0.5,
+    drill_steps: Annotated[int, typer.Option("--drill-steps", help="First steps on pure copy drills.")] = 600,
+    rope_theta: Annotated[float, typer.Option("--rope-theta")] = 1e6,
     seed: SeedOpt = None,
 ):
     """Train the small Llama model on the synthetic retrieval tasks (short sequences, stretched positions).
 
-    Example: reason kvcompress train --out assets/kvcompress/model --steps 900
+    Example: reason kvcompress train --out assets/kvcompress/model
     """
     from toolkit.core.errors import InputError
     from toolkit.core.extras import require
@@ -57,7 +61,8 @@ def train(
     from toolkit.kvcompress.train import train as run
 
     summary = run(out, steps=steps, batch=batch, min_len=min_len, max_len=max_len, lr=lr, seed=seed_or_global(seed),
-                  n_layers=layers, n_heads=heads, n_kv_heads=kv_heads, hidden=hidden)
+                  n_layers=layers, n_heads=heads, n_kv_heads=kv_heads, hidden=hidden, repeat_prob=repeat_prob,
+                  stretch_prob=stretch_prob, drill_steps=drill_steps, rope_theta=rope_theta)
     print(dumps(make_record("kvcompress.trained", 1, model=str(out), steps=steps, params=summary["params"],
                             final=summary["log"][-1] if summary["log"] else None)))
 

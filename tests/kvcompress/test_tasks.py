@@ -66,7 +66,7 @@ def test_train_a_few_steps_saves_a_loadable_model(tmp_path):
     from toolkit.kvcompress.train import train
 
     summary = train(tmp_path / "m", steps=3, batch=2, min_len=40, max_len=48, n_layers=1, n_heads=2,
-                    n_kv_heads=1, hidden=16, log_every=3)
+                    n_kv_heads=1, hidden=16, log_every=3, drill_steps=1)
     assert summary["log"][-1]["step"] == 3 and (tmp_path / "m" / "training_log.json").exists()
     model, _ = load_model(tmp_path / "m")
     assert model.config.num_key_value_heads == 1

@@ -178,7 +178,7 @@ def training_sequence(rng: random.Random, length: int, max_questions: int = 3,
     mask = [0] * len(context)
     if rng.random() < repeat_prob:
         # an induction drill: a filler chunk repeated later in the haystack, supervised on the repeat
-        n = rng.randint(6, 16)
+        n = rng.randint(6, 24)
         starts = [i for i in range(1, len(context) - n) if all(w in FILLER for w in context[i:i + n])]
         if starts:
             a = rng.choice(starts)

@@ -1,9 +1,14 @@
 """Train the small Llama model on the synthetic retrieval tasks (CPU-friendly).
 
-Length generalization: sequences are short (`min_len`..`max_len` words) but half of them get their
-position ids stretched PoSE-style -- one random skip between two filler words -- so the relative
-distances the model sees reach `max_positions`. At inference the model reads real contexts of up to that many tokens
-with ordinary contiguous positions.
+Schedule: `drill_steps` steps of pure copy drills (a random filler chunk repeated, variable length,
+so only content-based induction solves it), then the task mix (with a copy drill inside half of the
+haystacks). Induction/copy heads form during the drill; the retrieval task reuses them.
+
+Length generalization: rope_theta 1e6 leaves the slowest rotary dimensions almost unrotated over
+4k tokens (content channels that do not depend on distance); sequences are short (`min_len`..
+`max_len` words) but half of them get their position ids stretched PoSE-style -- one random skip
+between two filler words -- so the relative distances seen in training reach `max_positions`. At
+inference the model reads real contexts with ordinary contiguous positions.
 """
 
 from __future__ import annotations
@@ -20,13 +25,13 @@ from toolkit.kvcompress.tasks import FILLER, VOCAB, WORD_ID, build_tokenizer, ma
 FILLER_IDS = {WORD_ID[w] for w in FILLER}
 
 
-def model_config(n_layers: int = 4, n_heads: int = 8, n_kv_heads: int = 8, hidden: int = 128,
-                 max_positions: int = 4096):
+def model_config(n_layers: int = 4, n_heads: int = 6, n_kv_heads: int = 6, hidden: int = 96,
+                 max_positions: int = 4096, rope_theta: float = 1e6):
     from transformers import LlamaConfig
 
     return LlamaConfig(vocab_size=len(VOCAB), hidden_size=hidden, intermediate_size=3 * hidden,
                        num_hidden_layers=n_layers, num_attention_heads=n_heads, num_key_value_heads=n_kv_heads,
-                       max_position_embeddings=max_positions, rope_theta=10000.0, tie_word_embeddings=True,
+                       max_position_embeddings=max_positions, rope_theta=rope_theta, tie_word_embeddings=True,
                        pad_token_id=WORD_ID["<pad>"], bos_token_id=WORD_ID["<s>"], eos_token_id=WORD_ID["</s>"])
 
 
@@ -47,11 +52,12 @@ def stretched_positions(rng: random.Random, ids: list[int], max_positions: int, 
     return [i if i < cut else i + gap for i in range(n)]
 
 
-def make_batch(rng: random.Random, batch: int, min_len: int, max_len: int, max_positions: int):
+def make_batch(rng: random.Random, batch: int, min_len: int, max_len: int, max_positions: int,
+               repeat_prob: float = 0.5, stretch_prob: float = 0.5):
     import torch
 
     length = rng.randint(min_len, max_len)
-    seqs = [training_sequence(rng, length) for _ in range(batch)]
+    seqs = [training_sequence(rng, length, repeat_prob=repeat_prob) for _ in range(batch)]
     width = max(len(s[0]) for s in seqs)
     pad = WORD_ID["<pad>"]
     ids = torch.full((batch, width), pad, dtype=torch.long)
@@ -59,12 +65,28 @@ def make_batch(rng: random.Random, batch: int, min_len: int, max_len: int, max_p
     pos = torch.zeros((batch, width), dtype=torch.long)
     for b, (seq, mask) in enumerate(seqs):
         ids[b, : len(seq)] = torch.tensor(seq)
-        p = stretched_positions(rng, seq, max_positions)
+        p = stretched_positions(rng, seq, max_positions, stretch_prob)
         pos[b, : len(seq)] = torch.tensor(p)
         pos[b, len(seq):] = p[-1] + 1 + torch.arange(width - len(seq))
         for i, m in enumerate(mask):
             if m:
                 labels[b, i] = seq[i]
+    return ids, labels, pos
+
+
+def copy_batch(rng: random.Random, batch: int, min_half: int = 16, max_half: int = 32):
+    """Pure copy drill: <s> x x with x random filler words, supervised on the second x (induction warm-up)."""
+    import torch
+
+    half = rng.randint(min_half, max_half)
+    ids = torch.empty((batch, 1 + 2 * half), dtype=torch.long)
+    fill = sorted(FILLER_IDS)
+    for b in range(batch):
+        x = [rng.choice(fill) for _ in range(half)]
+        ids[b] = torch.tensor([WORD_ID["<s>"], *x, *x])
+    labels = ids.clone()
+    labels[:, : half + 2] = -100
+    pos = torch.arange(ids.shape[1]).expand(batch, -1)
     return ids, labels, pos
 
 
@@ -84,9 +106,11 @@ def quick_accuracy(model, rng: random.Random, n: int, length: int) -> float:
     return hits / n
 
 
-def train(out: str | Path, *, steps: int = 900, batch: int = 12, min_len: int = 48, max_len: int = 144,
-          max_positions: int = 4096, lr: float = 3e-3, seed: int = 0, n_layers: int = 4, n_heads: int = 6,
-          n_kv_heads: int = 6, hidden: int = 96, log_every: int = 25, progress_file: str | None = None) -> dict:
+def train(out: str | Path, *, steps: int = 2000, batch: int = 12, min_len: int = 48, max_len: int = 112,
+          max_positions: int = 4096, lr: float = 1e-3, seed: int = 0, n_layers: int = 4, n_heads: int = 6,
+          n_kv_heads: int = 6, hidden: int = 96, log_every: int = 25, progress_file: str | None = None,
+          repeat_prob: float = 0.5, stretch_prob: float = 0.5, drill_steps: int = 600,
+          rope_theta: float = 1e6) -> dict:
     import torch
     from transformers import LlamaForCausalLM
 
@@ -94,11 +118,11 @@ def train(out: str | Path, *, steps: int = 900, batch: int = 12, min_len: int = 
 
     seed_everything(seed)
     rng = random.Random(seed)
-    config = model_config(n_layers, n_heads, n_kv_heads, hidden, max_positions)
+    config = model_config(n_layers, n_heads, n_kv_heads, hidden, max_positions, rope_theta)
     config._attn_implementation = "sdpa"
     model = LlamaForCausalLM(config)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=0.01)
-    warm = max(1, steps // 20)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warm = 10
 
     def lr_at(step: int) -> float:
         if step < warm:
@@ -110,11 +134,13 @@ def train(out: str | Path, *, steps: int = 900, batch: int = 12, min_len: int = 
     log, t0 = [], time.time()
     model.train()
     for step in range(steps):
-        ids, labels, pos = make_batch(rng, batch, min_len, max_len, max_positions)
+        if step < drill_steps:
+            ids, labels, pos = copy_batch(rng, batch)
+        else:
+            ids, labels, pos = make_batch(rng, batch, min_len, max_len, max_positions, repeat_prob, stretch_prob)
         loss = model(input_ids=ids, position_ids=pos, labels=labels).loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()
         if (step + 1) % log_every == 0 or step == steps - 1:
@@ -133,7 +159,9 @@ def train(out: str | Path, *, steps: int = 900, batch: int = 12, min_len: int = 
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     build_tokenizer().save_pretrained(out)
-    summary = {"steps": steps, "batch": batch, "min_len": min_len, "max_len": max_len,
+    summary = {"rope_theta": rope_theta, "steps": steps, "batch": batch, "repeat_prob": repeat_prob,
+               "stretch_prob": stretch_prob,
+               "drill_steps": drill_steps, "min_len": min_len, "max_len": max_len,
                "max_positions": max_positions, "lr": lr, "seed": seed, "log": log,
                "params": sum(p.numel() for p in model.parameters())}
     (out / "training_log.json").write_text(json.dumps(summary, indent=1))
