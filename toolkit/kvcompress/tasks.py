@@ -182,8 +182,10 @@ def training_sequence(rng: random.Random, length: int, max_questions: int = 3,
         starts = [i for i in range(1, len(context) - n) if all(w in FILLER for w in context[i:i + n])]
         if starts:
             a = rng.choice(starts)
-            chunk = context[a:a + n]
-            at = rng.randint(a + n, len(context))
+            chunk = [rng.choice(VOCAB[len(SPECIALS):]) for _ in range(n)]  # any word, not only filler
+            context = context[:a] + chunk + context[a + n:]
+            slots = [i for i in range(a + n, len(context)) if context[i - 1] in FILLER and context[i] in FILLER]
+            at = rng.choice(slots) if slots else a + n  # between two filler words: never inside a needle
             context = context[:at] + chunk + context[at:]
             mask = mask[:at] + [0, 0] + [1] * (n - 2) + mask[at:]
     ids = encode(context)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from toolkit.core import console
-from toolkit.kvcompress.tasks import FILLER, VOCAB, WORD_ID, build_tokenizer, make_example, training_sequence
+from toolkit.kvcompress.tasks import FILLER, SPECIALS, VOCAB, WORD_ID, build_tokenizer, make_example, training_sequence
 
 FILLER_IDS = {WORD_ID[w] for w in FILLER}
 
@@ -75,14 +75,14 @@ def make_batch(rng: random.Random, batch: int, min_len: int, max_len: int, max_p
 
 
 def copy_batch(rng: random.Random, batch: int, min_half: int = 16, max_half: int = 32):
-    """Pure copy drill: <s> x x with x random filler words, supervised on the second x (induction warm-up)."""
+    """Pure copy drill: <s> x x with x random words, supervised on the second x (induction warm-up)."""
     import torch
 
     half = rng.randint(min_half, max_half)
     ids = torch.empty((batch, 1 + 2 * half), dtype=torch.long)
-    fill = sorted(FILLER_IDS)
+    words = list(range(len(SPECIALS), len(VOCAB)))  # every non-special word: the skill must not be tied to filler
     for b in range(batch):
-        x = [rng.choice(fill) for _ in range(half)]
+        x = [rng.choice(words) for _ in range(half)]
         ids[b] = torch.tensor([WORD_ID["<s>"], *x, *x])
     labels = ids.clone()
     labels[:, : half + 2] = -100
