@@ -24,15 +24,15 @@ def load():
 
     from toolkit.kvcompress import DEFAULT_MODEL, DEFAULT_SCORES
 
-    model_dir = ROOT / DEFAULT_MODEL
+    model_dir = Path(DEFAULT_MODEL)
     if (model_dir / "config.json").exists():
         from toolkit.kvcompress.loading import load_model
         from toolkit.kvcompress.scoring import load_scores
 
         model, _ = load_model(model_dir, "sdpa")
-        scores_path = ROOT / DEFAULT_SCORES["retrieval"]
+        scores_path = Path(DEFAULT_SCORES["retrieval"])
         scores = load_scores(scores_path)["scores"] if scores_path.exists() else None
-        source = str(DEFAULT_MODEL)
+        source = "assets/kvcompress/model"
     else:  # no shipped model: same architecture, random weights (speed/memory do not depend on weights)
         from transformers import LlamaForCausalLM
 
@@ -49,27 +49,31 @@ def load():
 
 
 def run_one(model, ids, press, new_tokens):
+    """Prefill seconds, decode tokens/s (timed between generated tokens), KV bytes held and peak."""
     import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
 
-    kwargs = dict(do_sample=False, pad_token_id=0, attention_mask=torch.ones_like(ids))
-    with torch.no_grad():
-        def gen(n):
-            t0 = time.perf_counter()
-            if press is None:
-                from toolkit.kvcompress.press import KVPress
+    from toolkit.kvcompress.press import KVPress
 
-                p = KVPress("full")
-            else:
-                p = press
-            with p(model):
-                model.generate(ids, max_new_tokens=n, min_new_tokens=n, **kwargs)
-            return time.perf_counter() - t0, p.last_cache
+    class Clock(StoppingCriteria):
+        def __init__(self):
+            self.times = []
 
-        t_prefill, _ = gen(1)
-        t_total, cache = gen(new_tokens + 1)
-    decode_s = max(t_total - t_prefill, 1e-9)
-    return {"kv_bytes": cache.stored_bytes(), "decode_tokens_per_s": new_tokens / decode_s,
-            "prefill_s": round(t_prefill, 3)}
+        def __call__(self, input_ids, scores, **kwargs):
+            self.times.append(time.perf_counter())
+            return torch.zeros(input_ids.shape[0], dtype=torch.bool)
+
+    press = press or KVPress("full")
+    clock = Clock()
+    with torch.no_grad(), press(model):
+        t0 = time.perf_counter()
+        model.generate(ids, max_new_tokens=new_tokens + 1, min_new_tokens=new_tokens + 1, do_sample=False,
+                       pad_token_id=0, attention_mask=torch.ones_like(ids),
+                       stopping_criteria=StoppingCriteriaList([clock]))
+    cache = press.last_cache
+    decode_s = max(clock.times[-1] - clock.times[0], 1e-9)
+    return {"kv_bytes": cache.stored_bytes(), "peak_kv_bytes": cache.peak_bytes,
+            "decode_tokens_per_s": new_tokens / decode_s, "prefill_s": round(clock.times[0] - t0, 3)}
 
 
 def main() -> dict:
@@ -87,6 +91,8 @@ def main() -> dict:
         full = run_one(model, ids, None, NEW_TOKENS)
         head = run_one(model, ids, KVPress("headkv", budget=BUDGET, head_scores=scores), NEW_TOKENS)
         row = {"context": n, "full_kv_bytes": full["kv_bytes"], "headkv_kv_bytes": head["kv_bytes"],
+               "full_peak_kv_bytes": full["peak_kv_bytes"], "headkv_peak_kv_bytes": head["peak_kv_bytes"],
+               "full_prefill_s": full["prefill_s"], "headkv_prefill_s": head["prefill_s"],
                "full_decode_tok_s": round(full["decode_tokens_per_s"], 2),
                "headkv_decode_tok_s": round(head["decode_tokens_per_s"], 2),
                "memory_ratio_full_over_headkv": round(full["kv_bytes"] / head["kv_bytes"], 2),
@@ -98,7 +104,9 @@ def main() -> dict:
     flat = max(r["headkv_kv_bytes"] for r in rows) == min(r["headkv_kv_bytes"] for r in rows)
     result = {"system": "kvcompress", "model": source, "budget_per_head": BUDGET, "new_tokens": NEW_TOKENS,
               "rows": rows, "headkv_memory_flat": flat,
-              "note": "KV bytes held after generation (keys+values, all layers); decode tok/s excludes prefill"}
+              "note": ("kv_bytes: keys+values held after generation, all layers; peak_kv_bytes: largest footprint "
+                       "during the run (headkv holds one dense layer between its prefill and its compression); "
+                       "decode tok/s timed between generated tokens, prefill excluded")}
     out = ROOT / "bench-results" / "kvcompress.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))

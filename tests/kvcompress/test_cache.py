@@ -65,6 +65,9 @@ def test_per_head_lengths_follow_headkv_budgets(gqa_model, prompt):
     layer = press.last_cache.layers[1]
     held = layer.stored_bytes()
     assert held == int(got[1].sum() + 8) * 16 * 2 * 4  # (entries) x head_dim x (K,V) x fp32: no padding
+    dense_layer = 2 * 80 * 16 * 2 * 4  # one layer holding the whole 80-token prompt densely
+    cache = press.last_cache
+    assert cache.stored_bytes() < cache.peak_bytes <= dense_layer + cache.stored_bytes() < 2 * dense_layer
 
 
 @pytest.mark.parametrize("method", ["snapkv", "pyramidkv", "adakv", "streaming", "headkv"])

@@ -8,11 +8,14 @@ Public API:
     make_example, TASKS                        synthetic long-context tasks
 """
 
+from pathlib import Path as _Path
+
 from toolkit.kvcompress.allocation import METHODS, headkv_budgets, pyramid_budgets, round_preserving_sum
 from toolkit.kvcompress.tasks import TASKS, make_example
 
-DEFAULT_MODEL = "assets/kvcompress/model"
-DEFAULT_SCORES = {"retrieval": "assets/kvcompress/scores-retrieval.json", "r2": "assets/kvcompress/scores-r2.json"}
+_ASSETS = _Path(__file__).resolve().parents[2] / "assets" / "kvcompress"
+DEFAULT_MODEL = str(_ASSETS / "model")
+DEFAULT_SCORES = {"retrieval": str(_ASSETS / "scores-retrieval.json"), "r2": str(_ASSETS / "scores-r2.json")}
 
 
 def __getattr__(name):  # torch-dependent parts load lazily

@@ -120,10 +120,12 @@ class HeadCache(Cache):
     def __init__(self, press=None):
         super().__init__(layer_class_to_replicate=HeadLayer)
         self.press = press
+        self.peak_bytes = 0  # largest KV footprint seen (a layer is dense between its update and its compression)
 
     def update(self, key_states, value_states, layer_idx, *args, **kwargs):
         out = super().update(key_states, value_states, layer_idx, *args, **kwargs)
         _ACTIVE.value = (self, layer_idx)
+        self.peak_bytes = max(self.peak_bytes, self.stored_bytes())
         return out
 
     def head_lengths(self) -> list[list[int]]:
