@@ -1,0 +1,211 @@
+"""`reason kvcompress`: retrieval heads and head-level KV-cache compression (HeadKV) with baselines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.common import OutOpt, SeedOpt, open_writer, seed_or_global
+
+app = typer.Typer(help="Retrieval-head scores, head masking, and per-head KV-cache compression (HeadKV).",
+                  no_args_is_help=True)
+
+ModelOpt = Annotated[Path, typer.Option("--model", help="Local model directory.")]
+AttnOpt = Annotated[str, typer.Option("--attn", help="Attention implementation: eager or sdpa.")]
+DeviceOpt = Annotated[str, typer.Option("--device", help="auto, cpu or cuda[:N].")]
+ScoresOpt = Annotated[Path | None, typer.Option(
+    "--scores", help="Head-score JSON (default: shipped retrieval scores).")]
+
+
+def _default_model() -> Path:
+    from toolkit.kvcompress import DEFAULT_MODEL
+
+    return Path(DEFAULT_MODEL)
+
+
+@app.command()
+def train(
+    out: Annotated[Path, typer.Option("--out", help="Directory for the trained model.")],
+    steps: Annotated[int, typer.Option("--steps", min=1)] = 2000,
+    batch: Annotated[int, typer.Option("--batch", min=1)] = 12,
+    min_len: Annotated[int, typer.Option("--min-len", min=32)] = 48,
+    max_len: Annotated[int, typer.Option("--max-len", min=32)] = 112,
+    lr: Annotated[float, typer.Option("--lr")] = 1e-3,
+    layers: Annotated[int, typer.Option("--layers", min=1)] = 4,
+    hidden: Annotated[int, typer.Option("--hidden", min=8)] = 96,
+    heads: Annotated[int, typer.Option("--heads", min=1)] = 6,
+    kv_heads: Annotated[int, typer.Option("--kv-heads", min=1, help="KV heads (< heads: GQA).")] = 6,
+    threads: Annotated[int, typer.Option("--threads", min=1)] = 1,
+    repeat_prob: Annotated[float, typer.Option("--repeat-prob", help="Share of sequences with a copy drill.")] = 0.5,
+    stretch_prob: Annotated[float, typer.Option("--stretch-prob", help="Share with a position skip.")] = 0.5,
+    drill_steps: Annotated[int, typer.Option("--drill-steps", help="First steps on pure copy drills.")] = 600,
+    rope_theta: Annotated[float, typer.Option("--rope-theta")] = 1e6,
+    seed: SeedOpt = None,
+):
+    """Train the small Llama model on the synthetic retrieval tasks (short sequences, stretched positions).
+
+    Example: reason kvcompress train --out assets/kvcompress/model
+    """
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+
+    require("ml", "torch", "transformers")
+    import torch
+
+    if heads % kv_heads or hidden % heads:
+        raise InputError("--heads must divide --hidden and be a multiple of --kv-heads")
+    torch.set_num_threads(threads)
+    from toolkit.core.records import dumps, make_record
+    from toolkit.kvcompress.train import train as run
+
+    summary = run(out, steps=steps, batch=batch, min_len=min_len, max_len=max_len, lr=lr, seed=seed_or_global(seed),
+                  n_layers=layers, n_heads=heads, n_kv_heads=kv_heads, hidden=hidden, repeat_prob=repeat_prob,
+                  stretch_prob=stretch_prob, drill_steps=drill_steps, rope_theta=rope_theta)
+    print(dumps(make_record("kvcompress.trained", 1, model=str(out), steps=steps, params=summary["params"],
+                            final=summary["log"][-1] if summary["log"] else None)))
+
+
+@app.command()
+def score(
+    model: ModelOpt = None,
+    method: Annotated[str, typer.Option(
+        "--method", help="retrieval (copy-paste) or r2 (retrieval-reasoning).")] = "retrieval",
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Head-score JSON to write (a .png heatmap goes next to it).")] = None,
+    lengths: Annotated[str, typer.Option("--lengths", help="Context lengths (tokens).")] = "256,512,1024,2048",
+    depths: Annotated[str, typer.Option("--depths", help="Needle depths in [0, 1].")] = "0.1,0.3,0.5,0.7,0.9",
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials per (length, depth).")] = 2,
+    device: DeviceOpt = "cpu",
+    seed: SeedOpt = None,
+):
+    """Score every (layer, head) by retrieval or R2 on needle trials; print the share of heads above 0.1.
+
+    Example: reason kvcompress score --model assets/kvcompress/model --method retrieval --out scores.json
+    """
+    from toolkit.core import console
+    from toolkit.core.errors import InputError
+    from toolkit.core.records import dumps, make_record
+    from toolkit.kvcompress.loading import load_model, parse_floats, parse_ints
+    from toolkit.kvcompress.scoring import save_scores, score_heads
+
+    if method not in ("retrieval", "r2"):
+        raise InputError(f"--method {method}: expected retrieval or r2")
+    model_dir = model or _default_model()
+    lm, _ = load_model(model_dir, "eager", device)
+    result = score_heads(lm, method, parse_ints(lengths, "--lengths"), parse_floats(depths, "--depths"),
+                         trials, seed_or_global(seed))
+    out = out or Path(f"scores-{method}.json")
+    json_path, png = save_scores(result, out, str(model_dir))
+    console.info(f"{method}: {result.retrieval_share:.1%} of heads score > 0.1 "
+                 f"({result.kept}/{result.trials} trials kept); top heads {result.top_heads(4)}")
+    print(dumps(make_record("kvcompress.head_scores", 1, method=method, scores_file=str(json_path),
+                            heatmap=str(png), retrieval_share=result.retrieval_share, trials=result.trials,
+                            kept=result.kept, top_heads=[list(h) for h in result.top_heads(8)])))
+
+
+@app.command("mask-heads")
+def mask_heads(
+    model: ModelOpt = None,
+    scores: ScoresOpt = None,
+    ks: Annotated[str, typer.Option("--k", help="Numbers of heads to mask.")] = "1,2,4,8",
+    n_random: Annotated[int, typer.Option("--random", min=1, help="Random draws per k.")] = 5,
+    n: Annotated[int, typer.Option("--n", min=1, help="Examples per (task, length).")] = 8,
+    lengths: Annotated[str, typer.Option("--lengths")] = "512,1024",
+    tasks: Annotated[str, typer.Option("--tasks")] = "single,multikey",
+    device: DeviceOpt = "cpu",
+    out: OutOpt = None,
+    seed: SeedOpt = None,
+):
+    """Mask the top-k retrieval heads vs k random heads and measure retrieval accuracy.
+
+    Example: reason kvcompress mask-heads --scores assets/kvcompress/scores-retrieval.json --k 2,4
+    """
+    from toolkit.core import console
+    from toolkit.core.records import make_record
+    from toolkit.kvcompress import DEFAULT_SCORES
+    from toolkit.kvcompress.evaluate import make_eval_set, mask_experiment
+    from toolkit.kvcompress.loading import load_model, parse_ints
+    from toolkit.kvcompress.scoring import load_scores
+
+    data = load_scores(scores or DEFAULT_SCORES["retrieval"])
+    lm, _ = load_model(model or _default_model(), "eager", device)
+    s = seed_or_global(seed)
+    examples = make_eval_set(s, n, parse_ints(lengths, "--lengths"), _tasks(tasks))
+    recs = mask_experiment(lm, data["scores"], examples, parse_ints(ks, "--k"), n_random, s)
+    with open_writer(out) as writer:
+        for r in recs:
+            writer.write(make_record("kvcompress.mask", 1, examples=len(examples), **r))
+    for r in recs:
+        console.info(f"mask {r['masked']:>6} k={r['k']}: accuracy {r['accuracy']:.3f}")
+
+
+def _tasks(text: str) -> list[str]:
+    from toolkit.core.errors import InputError
+    from toolkit.kvcompress.tasks import TASKS
+
+    out = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [t for t in out if t not in TASKS]
+    if bad or not out:
+        raise InputError(f"--tasks {text}: expected some of {', '.join(TASKS)}")
+    return out
+
+
+@app.command("eval")
+def evaluate(
+    model: ModelOpt = None,
+    scores: ScoresOpt = None,
+    budgets: Annotated[str, typer.Option(
+        "--budgets", help="Average KV size per head (window included).")] = "32,64,128",
+    methods: Annotated[str, typer.Option("--methods")] = "full,streaming,snapkv,pyramidkv,adakv,headkv",
+    n: Annotated[int, typer.Option("--n", min=1, help="Examples per (task, length).")] = 8,
+    lengths: Annotated[str, typer.Option("--lengths")] = "1024,2048",
+    tasks: Annotated[str, typer.Option("--tasks")] = "single,multikey,twohop",
+    window: Annotated[int, typer.Option("--window", min=1)] = 8,
+    kernel: Annotated[int, typer.Option("--kernel", min=1)] = 7,
+    beta: Annotated[float, typer.Option("--beta", help="HeadKV pool split: each head keeps base - base//beta.")] = 1.2,
+    attn: AttnOpt = "eager",
+    device: DeviceOpt = "cpu",
+    out: OutOpt = None,
+    seed: SeedOpt = None,
+):
+    """Accuracy vs KV budget for each method, with the KV memory actually held.
+
+    Example: reason kvcompress eval --budgets 32,64,128,256 --methods full,snapkv,pyramidkv,headkv
+    """
+    from rich.table import Table
+
+    from toolkit.core import console
+    from toolkit.core.errors import InputError
+    from toolkit.core.records import make_record
+    from toolkit.kvcompress import DEFAULT_SCORES
+    from toolkit.kvcompress.allocation import METHODS
+    from toolkit.kvcompress.evaluate import eval_grid, make_eval_set
+    from toolkit.kvcompress.loading import load_model, parse_ints
+    from toolkit.kvcompress.scoring import load_scores
+
+    wanted = [m.strip() for m in methods.split(",") if m.strip()]
+    bad = [m for m in wanted if m not in METHODS]
+    if bad or not wanted:
+        raise InputError(f"--methods {methods}: expected some of {', '.join(METHODS)}")
+    head_scores = None
+    if "headkv" in wanted:
+        head_scores = load_scores(scores or DEFAULT_SCORES["retrieval"])["scores"]
+    lm, _ = load_model(model or _default_model(), attn, device)
+    s = seed_or_global(seed)
+    examples = make_eval_set(s, n, parse_ints(lengths, "--lengths"), _tasks(tasks))
+    table = Table(title="kvcompress: accuracy vs KV budget")
+    for col in ("method", "budget", "accuracy", "KV held", "by task"):
+        table.add_column(col)
+    with open_writer(out) as writer:
+        def on_row(row):
+            writer.write(make_record("kvcompress.eval", 1, **row))
+            frac = "" if row["kv_fraction"] is None else f" ({row['kv_fraction']:.1%})"
+            table.add_row(row["method"], str(row["budget"] or "-"), f"{row['accuracy']:.3f}",
+                          f"{row['kv_bytes_mean'] / 1024:.0f} KiB{frac}",
+                          " ".join(f"{k}={v:.2f}" for k, v in row["by_task"].items()))
+
+        eval_grid(lm, examples, wanted, parse_ints(budgets, "--budgets"), head_scores, window, kernel, beta,
+                  on_row=on_row)
+    console.console.print(table)

@@ -1,0 +1,72 @@
+import random
+
+import pytest
+
+from toolkit.kvcompress.tasks import TASKS, WORD_ID, decode, make_example, score_answer, training_sequence
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_examples_are_consistent(task):
+    rng = random.Random(0)
+    for length in (80, 400):
+        ex = make_example(rng, task, length, depth=0.3)
+        assert abs(len(ex.prompt) - length) <= 12
+        assert ex.prompt[-1] in ("is", "to")
+        assert ex.prompt[ex.value_span[0]:ex.value_span[1]] == ex.final
+        a, b = ex.answer_span
+        assert ex.prompt[a:a + 3] == ["the", "code", "of"] and ex.prompt[b - 1] == "."
+        assert ex.answer[-1] == "</s>"
+        assert score_answer(ex, ex.answer) and not score_answer(ex, ["v0", "v0", "v0"] if ex.final != ["v0"] * 3
+                                                                   else ["v1"] * 3)
+        assert decode(ex.ids()) == ex.prompt
+        if task == "twohop":
+            assert len(ex.support) == 2 and ex.answer[2] == "->"
+        else:
+            assert ex.support == [ex.answer_span]
+
+
+def test_depth_places_the_needle():
+    rng = random.Random(1)
+    early = make_example(rng, "single", 400, depth=0.1).answer_span[0]
+    late = make_example(rng, "single", 400, depth=0.9).answer_span[0]
+    assert early < 80 < 300 < late
+
+
+def test_training_sequence_masks_only_answers():
+    rng = random.Random(2)
+    for _ in range(20):
+        ids, mask = training_sequence(rng, 100)
+        assert len(ids) == len(mask)
+        supervised = [i for i, m in zip(ids, mask, strict=True) if m]
+        assert supervised[-1] == WORD_ID["</s>"]
+        assert sum(1 for i in supervised if i == WORD_ID["</s>"]) in (1, 2, 3)
+
+
+def test_stretched_positions_have_one_skip_between_fillers():
+    from toolkit.kvcompress.tasks import FILLER
+    from toolkit.kvcompress.train import stretched_positions
+
+    rng = random.Random(0)
+    ids, _ = training_sequence(rng, 120)
+    fill = {WORD_ID[w] for w in FILLER}
+    jumps_seen = 0
+    for _ in range(30):
+        pos = stretched_positions(rng, ids, 4096)
+        steps = [b - a for a, b in zip(pos, pos[1:], strict=False)]
+        jumps = [i + 1 for i, s in enumerate(steps) if s != 1]
+        assert len(jumps) <= 1 and pos[-1] < 4096 and all(s >= 1 for s in steps)
+        for j in jumps:
+            assert ids[j] in fill and ids[j - 1] in fill
+            jumps_seen += 1
+    assert 5 < jumps_seen < 25
+
+
+def test_train_a_few_steps_saves_a_loadable_model(tmp_path):
+    from toolkit.kvcompress.loading import load_model
+    from toolkit.kvcompress.train import train
+
+    summary = train(tmp_path / "m", steps=3, batch=2, min_len=40, max_len=48, n_layers=1, n_heads=2,
+                    n_kv_heads=1, hidden=16, log_every=3, drill_steps=1)
+    assert summary["log"][-1]["step"] == 3 and (tmp_path / "m" / "training_log.json").exists()
+    model, _ = load_model(tmp_path / "m")
+    assert model.config.num_key_value_heads == 1

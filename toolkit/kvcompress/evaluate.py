@@ -1,0 +1,133 @@
+"""Accuracy under head masking and under KV-cache compression, on the synthetic tasks."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+
+import numpy as np
+
+from toolkit.kvcompress.press import KVPress
+from toolkit.kvcompress.tasks import WORD_ID, Example, decode, make_example, score_answer
+
+
+def make_eval_set(seed: int, n_per_cell: int, lengths, tasks=("single", "multikey", "twohop")) -> list[Example]:
+    """n_per_cell examples for every (task, length), needle depths spread evenly."""
+    rng = random.Random(seed)
+    out = []
+    for task in tasks:
+        for length in lengths:
+            for i in range(n_per_cell):
+                depth = (i + 0.5) / n_per_cell
+                out.append(make_example(rng, task, int(length), depth=depth))
+    return out
+
+
+def generate_words(model, ex: Example, press: KVPress | None = None) -> tuple[list[str], dict]:
+    """Greedy answer for one example (through model.generate), with KV statistics when a press is used."""
+    import torch
+
+    ids = torch.tensor([ex.ids()], device=model.device)
+    kwargs = dict(max_new_tokens=len(ex.answer), do_sample=False, pad_token_id=WORD_ID["<pad>"],
+                  eos_token_id=WORD_ID["</s>"], attention_mask=torch.ones_like(ids))
+    stats: dict = {}
+    with torch.no_grad():
+        if press is None:
+            out = model.generate(ids, **kwargs)
+        else:
+            with press(model):
+                out = model.generate(ids, **kwargs)
+            cache = press.last_cache
+            seen = cache.layers[0].seen
+            full = sum(layer.n_heads * seen * 2 * layer.keys.shape[-1] * layer.keys.element_size()
+                       for layer in cache.layers)
+            stats = {"kv_bytes": cache.stored_bytes(), "kv_entries": cache.stored_entries(), "full_bytes": full,
+                     "head_lengths": cache.head_lengths()}
+    return decode(out[0, ids.shape[1]:].tolist()), stats
+
+
+@contextlib.contextmanager
+def masked_heads(model, heads):
+    """Zero the outputs of the given (layer, query head) pairs (before o_proj) inside the context."""
+    by_layer: dict[int, list[int]] = {}
+    for layer, head in heads:
+        by_layer.setdefault(int(layer), []).append(int(head))
+    handles = []
+    head_dim = getattr(model.config, "head_dim", None) or model.config.hidden_size // model.config.num_attention_heads
+    for layer, hs in by_layer.items():
+        o_proj = model.model.layers[layer].self_attn.o_proj
+
+        def hook(module, args, hs=tuple(hs)):
+            x = args[0].clone()
+            for h in hs:
+                x[..., h * head_dim:(h + 1) * head_dim] = 0
+            return (x,)
+
+        handles.append(o_proj.register_forward_pre_hook(hook))
+    try:
+        yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def accuracy(model, examples: list[Example], press: KVPress | None = None) -> tuple[float, list[dict]]:
+    rows = []
+    for ex in examples:
+        words, stats = generate_words(model, ex, press)
+        rows.append({"task": ex.task, "length": len(ex.prompt), "correct": score_answer(ex, words), **stats})
+    return float(np.mean([r["correct"] for r in rows])) if rows else 0.0, rows
+
+
+def mask_experiment(model, scores: np.ndarray, examples: list[Example], ks=(1, 2, 4, 8), n_random: int = 5,
+                    seed: int = 0) -> list[dict]:
+    """Accuracy with the top-k scored heads masked vs k random heads (drawn outside the top k)."""
+    rng = np.random.default_rng(seed)
+    n_layers, n_heads = scores.shape
+    order = np.argsort(-scores.ravel(), kind="stable")
+    base, _ = accuracy(model, examples)
+    records = [{"masked": "none", "k": 0, "accuracy": base, "heads": []}]
+    for k in ks:
+        top = [divmod(int(i), n_heads) for i in order[:k]]
+        with masked_heads(model, top):
+            acc, _ = accuracy(model, examples)
+        records.append({"masked": "top", "k": k, "accuracy": acc, "heads": [list(h) for h in top]})
+        rest = order[k:]
+        accs, draws = [], []
+        for _ in range(n_random):
+            pick = [divmod(int(i), n_heads) for i in rng.choice(rest, size=k, replace=False)]
+            with masked_heads(model, pick):
+                acc_r, _ = accuracy(model, examples)
+            accs.append(acc_r)
+            draws.append([list(h) for h in pick])
+        records.append({"masked": "random", "k": k, "accuracy": float(np.mean(accs)),
+                        "accuracy_min": float(np.min(accs)), "accuracy_max": float(np.max(accs)),
+                        "draws": n_random, "heads": draws})
+    return records
+
+
+def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None, window: int = 8,
+              kernel: int = 7, beta: float = 1.2, on_row=None) -> list[dict]:
+    """Accuracy and KV memory held for every (method, budget); `full` is evaluated once."""
+    rows = []
+    for method in methods:
+        for budget in ([0] if method == "full" else budgets):
+            press = KVPress(method, budget=budget if method != "full" else 10**9, window=window, kernel=kernel,
+                            head_scores=head_scores, beta=beta)
+            t0 = time.perf_counter()
+            acc, per = accuracy(model, examples, press)
+            by_task = {}
+            for task in sorted({r["task"] for r in per}):
+                by_task[task] = float(np.mean([r["correct"] for r in per if r["task"] == task]))
+            kv = float(np.mean([r["kv_bytes"] for r in per]))
+            full_bytes = float(np.mean([r["full_bytes"] for r in per]))
+            row = {"method": method, "budget": None if method == "full" else budget, "accuracy": acc,
+                   "by_task": by_task, "kv_bytes_mean": kv,
+                   "kv_fraction": None if not full_bytes else kv / full_bytes,
+                   "context_mean": float(np.mean([r["length"] for r in per])),
+                   "examples": len(per), "seconds": round(time.perf_counter() - t0, 2)}
+            rows.append(row)
+            if on_row:
+                on_row(row)
+    return rows
