@@ -29,3 +29,22 @@ def test_ray_path_matches():
     finally:
         ray.shutdown()
     assert got == map_jobs(square_with_seed, jobs)
+
+
+def fail_first_else_sleep(job):
+    import time
+
+    if job == 0:
+        raise RuntimeError("job 0 failed")
+    time.sleep(1.0)
+    return job
+
+
+def test_pool_stops_queued_jobs_after_a_failure():
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(RuntimeError, match="job 0 failed"):
+        map_jobs(fail_first_else_sleep, list(range(40)), workers=2)
+    # Without cancelling, the 39 queued 1-second jobs would all run first (about 20 s on 2 workers).
+    assert time.perf_counter() - start < 12

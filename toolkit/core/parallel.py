@@ -47,8 +47,13 @@ def _pool_iter(fn, jobs, workers) -> Iterator[Any]:
     ctx = mp.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
         futures = [pool.submit(fn, job) for job in jobs]
-        for future in futures:
-            yield future.result()
+        try:
+            for future in futures:
+                yield future.result()
+        except BaseException:
+            # A failed job, Ctrl-C or a consumer that stopped: do not run the queued jobs before exiting.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def _ray_iter(fn, jobs, address) -> Iterator[Any]:
