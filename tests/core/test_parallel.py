@@ -40,11 +40,26 @@ def fail_first_else_sleep(job):
     return job
 
 
-def test_pool_stops_queued_jobs_after_a_failure():
+def test_pool_stops_queued_jobs_after_a_failure(tmp_path):
+    """The error shows and the process exits without first running every queued job."""
+    import subprocess
+    import sys
     import time
 
+    from tests.conftest import ROOT
+
+    script = tmp_path / "fail.py"
+    script.write_text(
+        "from tests.core.test_parallel import fail_first_else_sleep\n"
+        "from toolkit.core.parallel import map_jobs\n"
+        "if __name__ == '__main__':\n"
+        "    try:\n"
+        "        map_jobs(fail_first_else_sleep, list(range(40)), workers=2)\n"
+        "    except RuntimeError as exc:\n"
+        "        print(exc)\n")
     start = time.perf_counter()
-    with pytest.raises(RuntimeError, match="job 0 failed"):
-        map_jobs(fail_first_else_sleep, list(range(40)), workers=2)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+    assert out.stdout.strip() == "job 0 failed", out.stderr
     # Without cancelling, the 39 queued 1-second jobs would all run first (about 20 s on 2 workers).
     assert time.perf_counter() - start < 12

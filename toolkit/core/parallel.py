@@ -45,15 +45,17 @@ def map_jobs(fn: Callable[[J], R], jobs: Sequence[J], *, workers: int = 1, ray_a
 def _pool_iter(fn, jobs, workers) -> Iterator[Any]:
     # spawn: safe with torch, numba and pybullet, which do not survive fork reliably.
     ctx = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx)
+    try:
         futures = [pool.submit(fn, job) for job in jobs]
-        try:
-            for future in futures:
-                yield future.result()
-        except BaseException:
-            # A failed job, Ctrl-C or a consumer that stopped: do not run the queued jobs before exiting.
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+        for future in futures:
+            yield future.result()
+    except BaseException:
+        # A failed job, Ctrl-C or a consumer that stopped: drop the queued jobs, wait only for the running ones.
+        # (Not a `with` block: its own shutdown() would reset cancel_futures before the pool acts on it.)
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _ray_iter(fn, jobs, address) -> Iterator[Any]:
