@@ -36,7 +36,7 @@ def fail_first_else_sleep(job):
 
     if job == 0:
         raise RuntimeError("job 0 failed")
-    time.sleep(1.0)
+    time.sleep(5.0)
     return job
 
 
@@ -59,7 +59,7 @@ def test_pool_stops_queued_jobs_after_a_failure(tmp_path):
         "        print(exc)\n")
     start = time.perf_counter()
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=300)
     assert out.stdout.strip() == "job 0 failed", out.stderr
-    # Without cancelling, the 39 queued 1-second jobs would all run first (about 20 s on 2 workers).
+    # Without stopping the pool, the 39 queued 5-second jobs would all run first (about 100 s on 2 workers).
     assert time.perf_counter() - start < 12

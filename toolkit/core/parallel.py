@@ -51,9 +51,14 @@ def _pool_iter(fn, jobs, workers) -> Iterator[Any]:
         for future in futures:
             yield future.result()
     except BaseException:
-        # A failed job, Ctrl-C or a consumer that stopped: drop the queued jobs, wait only for the running ones.
-        # (Not a `with` block: its own shutdown() would reset cancel_futures before the pool acts on it.)
-        pool.shutdown(wait=True, cancel_futures=True)
+        # A failed job, Ctrl-C or a consumer that stopped: drop the queued jobs and stop the running ones (their
+        # results would be thrown away). Not a `with` block: its shutdown() would reset cancel_futures.
+        workers_left = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in workers_left:
+            proc.terminate()
+        for proc in workers_left:
+            proc.join(timeout=10)
         raise
     pool.shutdown(wait=True)
 
