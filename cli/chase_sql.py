@@ -252,7 +252,7 @@ def evaluate(
     Example: reason chase-sql eval preds.jsonl --data assets/chase_sql/demo --metric bird
     """
     from toolkit.chase_sql.data import load_dataset
-    from toolkit.chase_sql.evaluation import evaluate_prediction, summarize
+    from toolkit.chase_sql.evaluation import evaluate_prediction, prediction_problem, summarize
     from toolkit.chase_sql.executor import Executor
     from toolkit.chase_sql.show import show_summary
     from toolkit.core.errors import InputError
@@ -272,8 +272,10 @@ def evaluate(
         for rec in read_records(predictions, types=["sql.prediction"], required=("qid", "sql"), skip_bad=skip_bad,
                                 bad=bad):
             e = gold.get(str(rec["qid"]))
-            if e is None:
-                msg = f"{predictions}: qid {rec['qid']} is not a question of {data}/{split}.json"
+            problem = prediction_problem(rec)
+            if e is None or problem:
+                msg = (f"{predictions}: qid {rec['qid']}: {problem}" if problem else
+                       f"{predictions}: qid {rec['qid']} is not a question of {data}/{split}.json")
                 if not skip_bad:
                     raise InputError(msg)
                 bad.add(msg)
