@@ -63,3 +63,15 @@ def test_pool_stops_queued_jobs_after_a_failure(tmp_path):
     assert out.stdout.strip() == "job 0 failed", out.stderr
     # Without stopping the pool, the 39 queued 5-second jobs would all run first (about 100 s on 2 workers).
     assert time.perf_counter() - start < 12
+
+
+def test_unreachable_ray_address_fails_at_once():
+    import time
+
+    from toolkit.core.errors import RuntimeFailure
+
+    pytest.importorskip("ray")
+    start = time.perf_counter()
+    with pytest.raises(RuntimeFailure, match=r"--ray 127.0.0.1:9: no Ray cluster answers there"):
+        map_jobs(square_with_seed, [1, 2], ray_address="127.0.0.1:9")
+    assert time.perf_counter() - start < 10

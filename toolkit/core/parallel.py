@@ -63,10 +63,26 @@ def _pool_iter(fn, jobs, workers) -> Iterator[Any]:
     pool.shutdown(wait=True)
 
 
+def _check_reachable(address: str) -> None:
+    """Fail at once on a HOST:PORT where nothing listens (ray.init would wait for minutes)."""
+    import socket
+
+    from toolkit.core.errors import RuntimeFailure
+
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    if not sep or not port.isdigit():
+        return  # 'local', 'auto' and the like are ray's to resolve
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5).close()
+    except OSError as exc:
+        raise RuntimeFailure(f"--ray {address}: no Ray cluster answers there ({exc.strerror or exc})") from None
+
+
 def _ray_iter(fn, jobs, address) -> Iterator[Any]:
     from toolkit.core.extras import require
 
     require("ray")
+    _check_reachable(address)
     import ray
 
     if not ray.is_initialized():
