@@ -24,7 +24,10 @@ from cli.common import (
 )
 
 app = typer.Typer(help="CHASE-SQL text-to-SQL: value retrieval, three generators, query fixer, pairwise selector, "
-                       "BIRD/Spider execution accuracy.", no_args_is_help=True)
+                       "BIRD/Spider execution accuracy.\n\n"
+                       "Example: reason chase-sql run --data assets/chase_sql/demo "
+                       "--llm replay:assets/chase_sql/replay-dev.jsonl -o p.jsonl",
+                  no_args_is_help=True)
 
 DbOpt = Annotated[Path, typer.Option("--db", help="SQLite database file.")]
 CacheOpt = Annotated[Path | None, typer.Option("--cache-dir", help="Keep value indexes here, not next to the DB.")]

@@ -9,7 +9,8 @@ import typer
 
 from cli.common import OutOpt, SeedOpt, SkipBadOpt, open_writer, report_bad, seed_or_global
 
-app = typer.Typer(help="Kernel theory of compositional generalization: tasks, kernel models, theory, networks.",
+app = typer.Typer(help="Kernel theory of compositional generalization: tasks, kernel models, theory, networks.\n\n"
+                       "Example: reason compgen theory --task transitive-equivalence --rep relu",
                   no_args_is_help=True)
 
 TaskArg = Annotated[str, typer.Option("--task", "-t", help="addition | context-dependence | transitive-equivalence")]

@@ -9,7 +9,9 @@ import typer
 
 from cli.common import LLMOpt, OutOpt, RayOpt, RecordOpt, ResumeOpt, SeedOpt, SkipBadOpt, WorkersOpt, seed_or_global
 
-app = typer.Typer(help="GAMA(γ)-Bench: eight multi-agent game-theory games scored 0-100.", no_args_is_help=True)
+app = typer.Typer(help="GAMA(γ)-Bench: eight multi-agent game-theory games scored 0-100.\n\n"
+                       "Example: reason gama bench --players fictitious --no-rounds -o fp.jsonl",
+                  no_args_is_help=True)
 
 PlayersOpt = Annotated[str, typer.Option(
     "--players", "-P", help="Seats: NAME[*COUNT],... with NAME in random, equilibrium, best-response, fictitious, "

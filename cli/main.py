@@ -32,7 +32,8 @@ SYSTEMS = [
 
 app = typer.Typer(
     name="reason",
-    help="Composable tools for a family of ICLR 2025 reasoning systems. Records are JSON Lines on stdout.",
+    help="Composable tools for a family of ICLR 2025 reasoning systems. Records are JSON Lines on stdout.\n\n"
+         "Example: reason gama bench --players fictitious --no-rounds | jq -c 'select(.type == \"gama.summary\")'",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,

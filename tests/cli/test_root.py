@@ -62,3 +62,20 @@ def test_interrupt_exits_130_with_message(reason, tmp_path):
                  "--llm", "py:tests.support.interrupt_llm:interrupt", "-o", str(tmp_path / "g.jsonl"))
     assert out.returncode == 130, out.stderr
     assert "interrupted" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_every_command_and_group_help_has_an_example():
+    import typer
+
+    import cli.main
+
+    missing = []
+
+    def walk(command, path):
+        if "Example:" not in (command.help or ""):
+            missing.append(" ".join(path))
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, [*path, name])
+
+    walk(typer.main.get_command(cli.main.app), ["reason"])
+    assert missing == []
