@@ -79,3 +79,14 @@ def test_every_command_and_group_help_has_an_example():
 
     walk(typer.main.get_command(cli.main.app), ["reason"])
     assert missing == []
+
+
+def test_skip_bad_report_shows_bracketed_input_literally(reason, tmp_path):
+    path = tmp_path / "r.jsonl"
+    good = {"type": "gama.result", "schema": 1, "game": "guess", "players": "equilibrium", "score": 50.0,
+            "trajectory": {"mean": [1.0]}}
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "game": "[/x]"}) + "\n")
+    out = reason("gama", "report", str(path), "--skip-bad")
+    assert out.returncode == 0, out.stderr
+    warning = [line for line in out.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1 and "skipped 1 bad line(s)" in warning[0] and "unknown game '[/x]'" in warning[0]
