@@ -24,7 +24,10 @@ from cli.common import (
 )
 
 app = typer.Typer(help="CHASE-SQL text-to-SQL: value retrieval, three generators, query fixer, pairwise selector, "
-                       "BIRD/Spider execution accuracy.", no_args_is_help=True)
+                       "BIRD/Spider execution accuracy.\n\n"
+                       "Example: reason chase-sql run --data assets/chase_sql/demo "
+                       "--llm replay:assets/chase_sql/replay-dev.jsonl -o p.jsonl",
+                  no_args_is_help=True)
 
 DbOpt = Annotated[Path, typer.Option("--db", help="SQLite database file.")]
 CacheOpt = Annotated[Path | None, typer.Option("--cache-dir", help="Keep value indexes here, not next to the DB.")]
@@ -252,7 +255,7 @@ def evaluate(
     Example: reason chase-sql eval preds.jsonl --data assets/chase_sql/demo --metric bird
     """
     from toolkit.chase_sql.data import load_dataset
-    from toolkit.chase_sql.evaluation import evaluate_prediction, summarize
+    from toolkit.chase_sql.evaluation import evaluate_prediction, prediction_problem, summarize
     from toolkit.chase_sql.executor import Executor
     from toolkit.chase_sql.show import show_summary
     from toolkit.core.errors import InputError
@@ -272,8 +275,10 @@ def evaluate(
         for rec in read_records(predictions, types=["sql.prediction"], required=("qid", "sql"), skip_bad=skip_bad,
                                 bad=bad):
             e = gold.get(str(rec["qid"]))
-            if e is None:
-                msg = f"{predictions}: qid {rec['qid']} is not a question of {data}/{split}.json"
+            problem = prediction_problem(rec)
+            if e is None or problem:
+                msg = (f"{predictions}: qid {rec['qid']}: {problem}" if problem else
+                       f"{predictions}: qid {rec['qid']} is not a question of {data}/{split}.json")
                 if not skip_bad:
                     raise InputError(msg)
                 bad.add(msg)

@@ -9,7 +9,8 @@ import typer
 
 from cli.common import OutOpt, SeedOpt, SkipBadOpt, open_writer, report_bad, seed_or_global
 
-app = typer.Typer(help="Kernel theory of compositional generalization: tasks, kernel models, theory, networks.",
+app = typer.Typer(help="Kernel theory of compositional generalization: tasks, kernel models, theory, networks.\n\n"
+                       "Example: reason compgen theory --task transitive-equivalence --rep relu",
                   no_args_is_help=True)
 
 TaskArg = Annotated[str, typer.Option("--task", "-t", help="addition | context-dependence | transitive-equivalence")]
@@ -157,13 +158,22 @@ def report_cmd(records: Annotated[Path, typer.Argument(help="compgen records (JS
     """
     from rich.table import Table
 
-    from toolkit.compgen.report import collect, plot_predicted_vs_observed
+    from toolkit.compgen.report import collect, plot_predicted_vs_observed, record_problem
     from toolkit.core.console import console
     from toolkit.core.errors import InputError
     from toolkit.core.records import BadLines, read_records
 
     bad = BadLines()
-    recs = list(read_records(records, skip_bad=skip_bad, bad=bad))
+    recs = []
+    for n, rec in enumerate(read_records(records, skip_bad=skip_bad, bad=bad), start=1):
+        problem = record_problem(rec)
+        if problem:
+            message = f"{records}: record {n} ({rec.get('type')}): {problem}"
+            if not skip_bad:
+                raise InputError(message)
+            bad.add(message)
+            continue
+        recs.append(rec)
     rows, points = collect(recs)
     if not rows and not points:
         raise InputError(f"{records}: no compgen.kernel/theory/nets/prediction records")

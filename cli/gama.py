@@ -9,7 +9,9 @@ import typer
 
 from cli.common import LLMOpt, OutOpt, RayOpt, RecordOpt, ResumeOpt, SeedOpt, SkipBadOpt, WorkersOpt, seed_or_global
 
-app = typer.Typer(help="GAMA(γ)-Bench: eight multi-agent game-theory games scored 0-100.", no_args_is_help=True)
+app = typer.Typer(help="GAMA(γ)-Bench: eight multi-agent game-theory games scored 0-100.\n\n"
+                       "Example: reason gama bench --players fictitious --no-rounds -o fp.jsonl",
+                  no_args_is_help=True)
 
 PlayersOpt = Annotated[str, typer.Option(
     "--players", "-P", help="Seats: NAME[*COUNT],... with NAME in random, equilibrium, best-response, fictitious, "
@@ -94,8 +96,8 @@ def _show(results, group=("players", "variant")):
     seats = seat_table(summaries)
     if seats is not None:
         console.console.print(seats)
-    invalid = sum(r["invalid"] for r in results)
-    decisions = sum(r["llm_decisions"] for r in results)
+    invalid = sum(r.get("invalid", 0) for r in results)
+    decisions = sum(r.get("llm_decisions", 0) for r in results)
     if decisions:
         console.info(f"LLM decisions: {decisions}, recorded invalid after retries: {invalid}")
     return summaries
@@ -253,6 +255,30 @@ def sweep(
         RecordWriter(None).write_all(summaries)
 
 
+def _result_problem(rec: dict, games) -> str | None:
+    """What is wrong with a gama.result record read back from a file, or None."""
+    for key in ("game", "players", "score", "trajectory"):
+        if key not in rec:
+            return f"missing field '{key}'"
+    if rec["game"] not in games:
+        return f"field 'game': unknown game {rec['game']!r}"
+    if not isinstance(rec["players"], str):
+        return "field 'players': expected a string"
+    def number(x) -> bool:
+        return x is None or (isinstance(x, int | float) and not isinstance(x, bool))
+
+    if rec["score"] is None or not number(rec["score"]):
+        return "field 'score': expected a number"
+    trajectory = rec["trajectory"]
+    if not isinstance(trajectory, dict) or not all(
+            isinstance(v, list) and all(number(x) for x in v) for v in trajectory.values()):
+        return "field 'trajectory': expected an object of numeric lists"
+    for key in ("invalid", "llm_decisions"):
+        if not isinstance(rec.get(key, 0), int):
+            return f"field '{key}': expected an integer"
+    return None
+
+
 @app.command()
 def report(
     results: Annotated[list[Path], typer.Argument(help="JSONL files with gama.result records ('-' for stdin).")],
@@ -268,16 +294,28 @@ def report(
     from toolkit.core import console
     from toolkit.core.errors import InputError
     from toolkit.core.records import BadLines, RecordWriter, read_records
+    from toolkit.gama import GAMES
     from toolkit.gama.engine import RESULT
 
+    if plots is not None:
+        try:
+            plots.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"--plots {plots}: cannot create the folder ({exc.strerror})") from None
     bad = BadLines()
     found = []
     for path in results:
+        n = 0
         for rec in read_records(path, skip_bad=skip_bad, bad=bad):
             if rec.get("type") == RESULT:
-                for key in ("game", "players", "score", "trajectory"):
-                    if key not in rec:
-                        raise InputError(f"{path}: gama.result record without field '{key}'")
+                n += 1
+                problem = _result_problem(rec, GAMES)
+                if problem:
+                    message = f"{path}: gama.result record {n}: {problem}"
+                    if not skip_bad:
+                        raise InputError(message)
+                    bad.add(message)
+                    continue
                 rec.setdefault("variant", "default")
                 found.append(rec)
     report_bad(bad)

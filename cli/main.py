@@ -32,7 +32,8 @@ SYSTEMS = [
 
 app = typer.Typer(
     name="reason",
-    help="Composable tools for a family of ICLR 2025 reasoning systems. Records are JSON Lines on stdout.",
+    help="Composable tools for a family of ICLR 2025 reasoning systems. Records are JSON Lines on stdout.\n\n"
+         "Example: reason gama bench --players fictitious --no-rounds | jq -c 'select(.type == \"gama.summary\")'",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -77,21 +78,58 @@ for _name, _module in SYSTEMS:
         app.add_typer(importlib.import_module(f"cli.{_module}").app, name=_name)
 
 
+def _click_classes(name: str) -> tuple[type[BaseException], ...]:
+    """`name` from click and, where typer vendors its own copy of click, from that copy too."""
+    classes = [getattr(click.exceptions, name)]
+    for module in ("typer._click.exceptions", "typer.exceptions"):
+        try:
+            cls = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            cls = None
+        if cls is not None and cls not in classes:
+            classes.append(cls)
+    return tuple(classes)
+
+
+CLICK_ERRORS = _click_classes("ClickException")
+CLICK_EXIT = _click_classes("Exit")
+CLICK_ABORT = _click_classes("Abort")
+
+
+def _error(message: str) -> None:
+    """One line on stderr, shown even with --quiet."""
+    console.console.quiet = False
+    console.console.print(f"error: {message}", style="red", highlight=False, markup=False, soft_wrap=True)
+
+
+def _usage_error(exc: BaseException) -> None:
+    ctx = getattr(exc, "ctx", None)
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        # The help text is the message; typer's rich help has already printed it while raising.
+        if exc.format_message().strip():
+            print(exc.format_message(), file=sys.stderr)
+        return
+    message = " ".join(exc.format_message().split())
+    if ctx is not None:
+        message = f"{ctx.command_path}: {message} (see {ctx.command_path} --help)"
+    _error(message)
+
+
 def main() -> None:
     debug = "--debug" in sys.argv
     try:
-        app(standalone_mode=False)
+        code = app(prog_name="reason", standalone_mode=False)
     except ReasonError as exc:
         if debug:
             traceback.print_exc()
-        console.console.print(f"error: {exc}", style="red", highlight=False, markup=False, soft_wrap=True)
+        _error(str(exc))
         sys.exit(exc.exit_code)
-    except click.exceptions.Exit as exc:
+    except CLICK_EXIT as exc:
         sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
+    except CLICK_ERRORS as exc:
+        _usage_error(exc)
         sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
+    except CLICK_ABORT:
         console.console.print("aborted")
         sys.exit(130)
     except KeyboardInterrupt:
@@ -99,6 +137,11 @@ def main() -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
+    # Without standalone mode, typer returns the code of an Exit instead of raising it (Ctrl-C is Exit(130)).
+    if isinstance(code, int) and code:
+        if code == 130:
+            console.console.print("interrupted; results written so far are kept (use --resume)")
+        sys.exit(code)
 
 
 if __name__ == "__main__":

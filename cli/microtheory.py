@@ -22,7 +22,9 @@ from cli.common import (
 )
 
 app = typer.Typer(help="From models to microtheories (arXiv 2412.17701): distil an LLM's topical knowledge "
-                       "into a small set of facts that ground answers.", no_args_is_help=True)
+                       "into a small set of facts that ground answers.\n\n"
+                       "Example: reason microtheory show assets/microtheory/theory.jsonl",
+                  no_args_is_help=True)
 
 QuestionsOpt = Annotated[Path, typer.Option("--questions", "-q", help="Multiple-choice questions JSONL "
                                             "({id, question, options, answer, split?}).")]

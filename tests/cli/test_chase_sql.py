@@ -140,3 +140,26 @@ def test_core_commands_work_without_torch(reason, tmp_path, cache):
     assert r.returncode == 0, r.stderr
     first = lines(r.stdout)[0]
     assert first["dialect"] == "bigquery" and first["sql_dialect"].startswith("SELECT")
+
+
+def test_eval_rejects_unusable_prediction_fields(reason, tmp_path):
+    good = json.loads((ASSETS / "predictions-dev.jsonl").read_text().splitlines()[0])
+    for change, needle in [({"sql": 5}, "field 'sql': expected a string"),
+                           ({"candidates": [{"generator": "dc"}]}, "field 'candidates'"),
+                           ({"self_consistency": 99}, "field 'self_consistency'")]:
+        preds = tmp_path / "p.jsonl"
+        preds.write_text(json.dumps({**good, **change}) + "\n")
+        r = reason("chase-sql", "eval", str(preds), "--data", str(DEMO))
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.strip() == f"error: {preds}: qid {good['qid']}: {needle}" or needle in r.stderr
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_not_a_database_is_an_input_error(reason, tmp_path):
+    fake = tmp_path / "notes.sqlite"
+    fake.write_text("these are notes, not a database\n")
+    for args in (("index", "--db", str(fake)),
+                 ("ask", "--db", str(fake), "How many?", "--llm", f"replay:{REPLAY}")):
+        r = reason("chase-sql", *args)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.strip() == f"error: {fake}: not a readable SQLite database (file is not a database)"

@@ -29,3 +29,25 @@ def test_bad_input_exit_codes(reason, tmp_path):
     junk = tmp_path / "junk.jsonl"
     junk.write_text('{"type": "compgen.kernel"\n')
     assert reason("compgen", "report", str(junk)).returncode == 2
+
+
+def test_report_names_bad_fields_and_png_problems(reason, tmp_path):
+    pred = {"type": "compgen.prediction", "schema": 1, "task": "addition", "source": "kernel", "theory": 0.5,
+            "prediction": 0.4}
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(pred) + "\n" + json.dumps({**pred, "theory": "high"}) + "\n")
+    out = reason("compgen", "report", str(path), "--png", str(tmp_path / "a.png"))
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"error: {path}: record 2 (compgen.prediction): field 'theory': expected a number"
+    skipped = reason("compgen", "report", str(path), "--png", str(tmp_path / "a.png"), "--skip-bad")
+    assert skipped.returncode == 0 and "skipped 1 bad line" in skipped.stderr
+    assert (tmp_path / "a.png").stat().st_size > 1000
+    path.write_text(json.dumps({"type": "compgen.kernel", "schema": 1, "rep": "relu"}) + "\n")
+    out = reason("compgen", "report", str(path))
+    assert out.returncode == 2 and "record 1 (compgen.kernel): field 'task'" in out.stderr
+    path.write_text(json.dumps(pred) + "\n")
+    (tmp_path / "file").write_text("")
+    for png, needle in ((tmp_path / "fig.txt", "Format 'txt' is not supported"),
+                        (tmp_path / "file" / "fig.png", "cannot write")):
+        out = reason("compgen", "report", str(path), "--png", str(png))
+        assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr, out.stderr

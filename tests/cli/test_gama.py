@@ -83,3 +83,26 @@ def test_errors_are_one_line(reason, tmp_path):
     (tmp_path / "x.jsonl").write_text('{"type": "gama.result"\n')
     broken = reason("gama", "report", str(tmp_path / "x.jsonl"))
     assert broken.returncode == 2 and "x.jsonl:1" in broken.stderr
+
+
+def test_report_rejects_bad_result_records(reason, tmp_path):
+    good = {"type": "gama.result", "schema": 1, "game": "guess", "players": "equilibrium", "score": 50.0,
+            "trajectory": {"mean": [1.0, None]}, "invalid": 0, "llm_decisions": 0}
+    cases = [({"game": "nosuch"}, "field 'game': unknown game 'nosuch'"),
+             ({"score": "high"}, "field 'score': expected a number"),
+             ({"trajectory": 5}, "field 'trajectory'"),
+             ({"invalid": "x"}, "field 'invalid'")]
+    for change, needle in cases:
+        path = tmp_path / "r.jsonl"
+        path.write_text(json.dumps(good) + "\n" + json.dumps({**good, **change}) + "\n")
+        out = reason("gama", "report", str(path))
+        assert out.returncode == 2, out.stderr
+        assert out.stderr.strip() == f"error: {path}: gama.result record 2: {needle}" or needle in out.stderr
+        assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+        skipped = reason("gama", "report", str(path), "--skip-bad")
+        assert skipped.returncode == 0 and "skipped 1 bad line" in skipped.stderr
+    (tmp_path / "file").write_text("")
+    path.write_text(json.dumps(good) + "\n")
+    out = reason("gama", "report", str(path), "--plots", str(tmp_path / "file" / "plots"))
+    assert out.returncode == 2 and "--plots" in out.stderr and "Traceback" not in out.stderr
+    assert out.stdout == ""  # the folder is checked before any record is written

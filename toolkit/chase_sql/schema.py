@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkit.chase_sql.executor import connect_read_only
+from toolkit.chase_sql.executor import open_database
 
 
 @dataclass
@@ -140,8 +140,7 @@ def _sample_values(conn: sqlite3.Connection, table: str, column: str, k: int) ->
 def load_schema(db_path: str | Path, samples: int = 3) -> Schema:
     db_path = Path(db_path)
     descriptions = read_descriptions(db_path.parent)
-    conn = connect_read_only(db_path)
-    conn.set_authorizer(None)  # our own catalogue queries, including PRAGMA table_info
+    conn = open_database(db_path)
     try:
         names = [r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid")]

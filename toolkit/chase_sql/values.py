@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from toolkit.chase_sql.executor import connect_read_only
+from toolkit.chase_sql.executor import open_database
 
 INDEX_VERSION = 2
 _SKIP_NAME = re.compile(r"(^id$|_id$|^id_|uuid|url|link|email|e_mail|date|time|phone|zip|postal)", re.I)
@@ -238,8 +238,7 @@ def index_dir(db_path: Path, cache_dir: Path | None = None) -> Path:
 
 
 def read_column_values(db_path: Path) -> dict[str, list[str]]:
-    conn = connect_read_only(db_path)
-    conn.set_authorizer(None)
+    conn = open_database(db_path)
     try:
         out = {}
         for table, column in text_columns(conn):

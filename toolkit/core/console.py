@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 console = Console(stderr=True)
@@ -29,7 +30,8 @@ def info(message: str) -> None:
 
 
 def warn(message: str) -> None:
-    console.print(f"[yellow]warning:[/yellow] {message}")
+    # The message may quote input data (file names, bad lines): never read it as rich markup.
+    console.print(f"[yellow]warning:[/yellow] {escape(message)}", soft_wrap=True)
 
 
 @contextlib.contextmanager

@@ -21,6 +21,21 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+def quiet_library_logs() -> None:
+    """Keep library chatter (weight-loading progress bars, optional-kernel warnings) off stderr.
+
+    Errors still show; stderr stays for the command's own progress, tables and one-line errors.
+    """
+    import logging
+
+    logging.getLogger("bitsandbytes").setLevel(logging.ERROR)
+    if has("transformers"):
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+
+
 def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % (2**32))
@@ -93,6 +108,7 @@ def load_causal_lm(path: str | Path, *, device: str = "auto", dtype: str | None 
                    load_in_4bit: bool = False, load_in_8bit: bool = False) -> tuple[Any, Any, str]:
     """Load a local causal LM and its tokenizer, left-padded for batched generation."""
     require("ml", "torch", "transformers")
+    quiet_library_logs()
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     p = check_model_dir(path)

@@ -45,16 +45,44 @@ def map_jobs(fn: Callable[[J], R], jobs: Sequence[J], *, workers: int = 1, ray_a
 def _pool_iter(fn, jobs, workers) -> Iterator[Any]:
     # spawn: safe with torch, numba and pybullet, which do not survive fork reliably.
     ctx = mp.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx)
+    try:
         futures = [pool.submit(fn, job) for job in jobs]
         for future in futures:
             yield future.result()
+    except BaseException:
+        # A failed job, Ctrl-C or a consumer that stopped: drop the queued jobs and stop the running ones (their
+        # results would be thrown away). Not a `with` block: its shutdown() would reset cancel_futures.
+        workers_left = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in workers_left:
+            proc.terminate()
+        for proc in workers_left:
+            proc.join(timeout=10)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _check_reachable(address: str) -> None:
+    """Fail at once on a HOST:PORT where nothing listens (ray.init would wait for minutes)."""
+    import socket
+
+    from toolkit.core.errors import RuntimeFailure
+
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    if not sep or not port.isdigit():
+        return  # 'local', 'auto' and the like are ray's to resolve
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=5).close()
+    except OSError as exc:
+        raise RuntimeFailure(f"--ray {address}: no Ray cluster answers there ({exc.strerror or exc})") from None
 
 
 def _ray_iter(fn, jobs, address) -> Iterator[Any]:
     from toolkit.core.extras import require
 
     require("ray")
+    _check_reachable(address)
     import ray
 
     if not ray.is_initialized():

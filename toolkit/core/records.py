@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolkit.core.errors import InputError
+from toolkit.core.errors import InputError, RuntimeFailure
 
 STDIO = "-"
 
@@ -136,6 +136,8 @@ class RecordWriter:
     def __init__(self, out: str | Path | None = None, *, append: bool = False) -> None:
         self.path = None if out in (None, STDIO) else Path(out)
         self.count = 0
+        self._failed = False
+        self._name = str(self.path) if self.path is not None else "stdout"
         if self.path is None:
             self._handle: TextIO = sys.stdout
             return
@@ -144,12 +146,20 @@ class RecordWriter:
             if append:
                 drop_partial_last_line(self.path)
             self._handle = self.path.open("a" if append else "w", encoding="utf-8")
+        except FileExistsError:
+            raise InputError(f"{self.path}: cannot write (a parent is a file, not a folder)") from None
         except OSError as exc:
             raise InputError(f"{self.path}: cannot write ({exc.strerror})") from None
 
     def write(self, record: dict[str, Any]) -> None:
-        self._handle.write(dumps(record) + "\n")
-        self._handle.flush()
+        try:
+            self._handle.write(dumps(record) + "\n")
+            self._handle.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            self._failed = True
+            raise RuntimeFailure(f"{self._name}: write failed after {self.count} record(s) ({exc.strerror})") from None
         self.count += 1
 
     def write_all(self, records: Iterable[dict[str, Any]]) -> None:
@@ -157,8 +167,14 @@ class RecordWriter:
             self.write(record)
 
     def close(self) -> None:
-        if self._handle is not sys.stdout:
+        if self._handle is sys.stdout:
+            return
+        try:
             self._handle.close()
+        except OSError as exc:
+            if not self._failed:  # a failed write was already reported; its buffered rest is lost anyway
+                raise RuntimeFailure(
+                    f"{self._name}: write failed after {self.count} record(s) ({exc.strerror})") from None
 
     def __enter__(self) -> RecordWriter:
         return self

@@ -62,6 +62,9 @@ def load_embedder(spec: str | None = None):
         from toolkit.core.extras import require
 
         require("ml", "torch", "sentence_transformers")
+        from toolkit.core.models import quiet_library_logs
+
+        quiet_library_logs()
         from sentence_transformers import SentenceTransformer
 
         if spec == "minilm":

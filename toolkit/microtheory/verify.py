@@ -40,9 +40,10 @@ class NLIVerifier:
     def __init__(self, path) -> None:
         from toolkit.core.errors import InputError
         from toolkit.core.extras import require
-        from toolkit.core.models import check_model_dir
+        from toolkit.core.models import check_model_dir, quiet_library_logs
 
         require("ml", "torch", "transformers")
+        quiet_library_logs()
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         path = check_model_dir(path, "NLI model")

@@ -100,7 +100,10 @@ def parse_openai_uri(spec: str, **options) -> OpenAIBackend:
     kwargs = {}
     for key, cast in (("timeout", float), ("max_retries", int), ("backoff", float)):
         if key in options:
-            kwargs[key] = cast(options[key])
+            try:
+                kwargs[key] = cast(options[key])
+            except ValueError:
+                raise InputError(f"openai:{spec}: option {key}={options[key]!r} is not a number") from None
     if options.get("logprobs") in ("1", "true"):
         kwargs["want_logprobs"] = True
     return OpenAIBackend(model=model, base_url=url or "http://localhost:8000/v1", **kwargs)
