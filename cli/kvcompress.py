@@ -9,7 +9,8 @@ import typer
 
 from cli.common import OutOpt, SeedOpt, open_writer, seed_or_global
 
-app = typer.Typer(help="Retrieval-head scores, head masking, and per-head KV-cache compression (HeadKV).",
+app = typer.Typer(help="Retrieval-head scores, head masking, and per-head KV-cache compression (HeadKV).\n\n"
+                       "Example: reason kvcompress score --method retrieval --out scores.json",
                   no_args_is_help=True)
 
 ModelOpt = Annotated[Path, typer.Option("--model", help="Local model directory.")]

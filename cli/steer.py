@@ -9,7 +9,8 @@ import typer
 
 from cli.common import OutOpt, SeedOpt, SkipBadOpt, open_writer, report_bad, seed_or_global
 
-app = typer.Typer(help="Reasoning control vectors: tasks, derive, apply, sweep, GGUF export/import, train.",
+app = typer.Typer(help="Reasoning control vectors: tasks, derive, apply, sweep, GGUF export/import, train.\n\n"
+                       "Example: reason steer derive --task mathematical --layers 1..3 --out math.safetensors",
                   no_args_is_help=True)
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "assets" / "steer" / "model"

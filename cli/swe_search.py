@@ -23,7 +23,8 @@ from cli.common import (
     seed_or_global,
 )
 
-app = typer.Typer(help="SWE-Search: MCTS with a value agent and a debate over a coding agent's actions.",
+app = typer.Typer(help="SWE-Search: MCTS with a value agent and a debate over a coding agent's actions.\n\n"
+                       "Example: reason swe-search run -i assets/swe_search/instances.jsonl -n 20 -o preds.jsonl",
                   no_args_is_help=True)
 
 
