@@ -24,7 +24,7 @@ from cli.common import (
 app = typer.Typer(help="AHA: detect and explain robot sub-task failures with a vision-language model.",
                   no_args_is_help=True)
 
-ModelOpt = Annotated[Path | None, typer.Option("--model", help="Local VLM directory (default: the shipped tiny model).")]
+ModelOpt = Annotated[Path | None, typer.Option("--model", help="Local VLM directory (default: shipped tiny model).")]
 DeviceOpt = Annotated[str, typer.Option("--device", help="auto, cpu or cuda[:N].")]
 
 

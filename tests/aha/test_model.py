@@ -22,7 +22,8 @@ def _logits(vlm, sample):
 def test_lora_loss_falls_and_adapter_round_trips(tiny_vlm, synth_data, tmp_path):
     out = tmp_path / "lora"
     cfg = TrainConfig(data=str(synth_data), model=str(tiny_vlm), out=str(out), lora_r=8, lora_alpha=16, epochs=6,
-                      lora_targets=["q_proj", "v_proj", "lm_head"], lr=3e-2, batch_size=8, warmup=2, save_every=1000, val_frac=0.25, device="cpu")
+                      lora_targets=["q_proj", "v_proj", "lm_head"], lr=3e-2,
+                      batch_size=8, warmup=2, save_every=1000, val_frac=0.25, device="cpu")
     summary = train(cfg)
     assert summary["mode"] == "lora" and summary["trainable_params"] > 0
     log = [json.loads(x) for x in (out / "train_log.jsonl").read_text().splitlines()]

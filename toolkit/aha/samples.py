@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolkit.aha.prompt import make_question, split_answer
 from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, read_records
-from toolkit.aha.prompt import make_question, split_answer
 
 SAMPLE_TYPE = "aha.sample"
 REQUIRED = ("sample_id", "image", "question", "answer")

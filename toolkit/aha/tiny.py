@@ -65,7 +65,8 @@ def build_tiny_vlm(out: str | Path, texts: list[str] | None = None, spec: TinySp
                        num_key_value_heads=spec.text_heads, max_position_embeddings=spec.max_positions,
                        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
                        tie_word_embeddings=True)
-    config = LlavaConfig(vision_config=vision, text_config=text, image_token_index=tok.convert_tokens_to_ids(IMAGE_TOKEN),
+    image_token = tok.convert_tokens_to_ids(IMAGE_TOKEN)
+    config = LlavaConfig(vision_config=vision, text_config=text, image_token_index=image_token,
                          vision_feature_select_strategy="default", vision_feature_layer=-1,
                          image_seq_length=n_patches, projector_hidden_act="gelu")
     torch.manual_seed(seed)
