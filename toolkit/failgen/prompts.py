@@ -1,0 +1,42 @@
+"""Question and answer wording of the AHA samples.
+
+The question follows the AHA instruction format: the sub-task is named, the model answers "yes" or
+"no" first and then explains a failure. Answers: "Yes" for a sub-task that succeeded, "No, <why>"
+for the failed one, with a mode-specific explanation naming the objects involved.
+"""
+
+from __future__ import annotations
+
+QUESTION = ('For the given sub-task, first determine whether it has succeeded by choosing from ["yes", "no"], '
+            "and then explain the reason why the current sub-task has failed. "
+            "The image shows the robot at successive keyframes (columns, numbered) from the front, overhead "
+            'and wrist cameras (rows). Sub-task: "{subtask}"')
+
+EXPLANATIONS = {
+    "grasp": "the robot gripper did not close on the {obj}, so the {obj} was never grasped",
+    "slip": "the {obj} slipped out of the robot gripper while it was being moved",
+    "translation_x": "the robot gripper was misaligned with the {obj} along the x-axis (forwards/backwards)",
+    "translation_y": "the robot gripper was misaligned with the {obj} along the y-axis (left/right)",
+    "translation_z": "the robot gripper stopped too high above the {obj} (misaligned along the z-axis)",
+    "rotation_x": "the robot gripper was rolled to a wrong angle (rotation about the x-axis) at the {obj}",
+    "rotation_y": "the robot gripper was pitched to a wrong angle (rotation about the y-axis) at the {obj}",
+    "rotation_z": "the robot gripper turned to a wrong yaw angle (rotation about the z-axis) with the {obj}",
+    "no_rotation": "the robot gripper did not rotate to the required orientation for the {obj}",
+    "wrong_sequence": "the robot executed the steps in the wrong order, so the {obj} was not handled correctly",
+    "wrong_object": "the robot went for the {other} instead of the {obj}",
+}
+
+
+def question(subtask: str) -> str:
+    return QUESTION.format(subtask=subtask)
+
+
+def explanation(mode: str, obj: str, other: str | None = None, target: str | None = None) -> str:
+    focus = obj
+    if mode.startswith(("translation_", "rotation_")) and target:
+        focus = target
+    return EXPLANATIONS[mode].format(obj=focus, other=other or "another object")
+
+
+def answer(label: str, explanation_text: str = "") -> str:
+    return "Yes" if label == "Yes" else f"No, {explanation_text}."
