@@ -211,3 +211,53 @@ def eval_(
     if as_json:
         print(dumps(make_record("aha.eval", pred=str(pred), gold=str(gold) if gold else None,
                                 judge=llm, seed=seed_or_global(seed), **result)))
+
+
+@app.command()
+def loop(
+    task: Annotated[str, typer.Option("--task", "-t", help="FailGen task to execute.")],
+    episodes: Annotated[int, typer.Option("--episodes", "-n", min=1, help="Seeds to run (seed, seed+1, ...).")] = 10,
+    inject_rate: Annotated[float, typer.Option("--inject-rate", min=0.0, max=1.0,
+                                               help="Chance that a sub-task gets an injected failure.")] = 0.3,
+    model: ModelOpt = None,
+    adapter: Annotated[Path | None, typer.Option("--adapter", help="peft LoRA adapter directory.")] = None,
+    llm: LLMOpt = None,
+    record: RecordOpt = None,
+    max_retries: Annotated[int, typer.Option(help="Retries per sub-task after a 'No'.")] = 2,
+    oracle: Annotated[bool, typer.Option("--oracle", help="Also run with a ground-truth detector.")] = False,
+    image_size: Annotated[int, typer.Option(help="Camera image side in px (match the training data).")] = 64,
+    device: DeviceOpt = "auto",
+    out: OutOpt = None,
+    seed: SeedOpt = None,
+):
+    """Run a task with failures injected; compare task success with and without detector feedback.
+
+    Example: reason aha loop --task stack --episodes 20 --inject-rate 0.3 | jq -c 'select(.type=="aha.loop_summary")'
+    """
+    from toolkit.aha.loop import LoopConfig, llm_judge, run_loop, vlm_judge
+    from toolkit.aha.prompt import make_question
+    from toolkit.core.extras import require
+
+    require("sim")
+    cfg = LoopConfig(task=task, episodes=episodes, inject_rate=inject_rate, seed=seed_or_global(seed),
+                     max_retries=max_retries, image_size=image_size)
+    backend = None
+    if llm is not None:
+        backend = make_llm(llm, record)
+        judge = llm_judge(backend)
+    else:
+        from toolkit.aha.vlm import load_vlm
+
+        judge = vlm_judge(load_vlm(_model_or_default(model), adapter, device=device))
+    from toolkit.core import console
+
+    with open_writer(out) as writer:
+        for rec in run_loop(cfg, judge, make_question, oracle=oracle):
+            writer.write(rec)
+            if rec["type"] == "aha.loop_summary":
+                extra = f", oracle {rec['success_with_oracle']:.2f}" if oracle else ""
+                console.info(f"{task}: success without feedback {rec['success_without_feedback']:.2f}, "
+                             f"with detector {rec['success_with_feedback']:.2f} "
+                             f"({rec['gain_points']:+.1f} points{extra})")
+    if backend is not None:
+        report_usage(backend)

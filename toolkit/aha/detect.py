@@ -48,7 +48,10 @@ def detect_local(vlm: VLM, samples: Iterable[Sample], source: str, batch_size: i
 
 def image_data_url(path: str | Path, where: str = "") -> str:
     """The image as a data:image/png;base64 URL (re-encoded to PNG after checking it decodes)."""
-    image = load_image(path, where=where)
+    return pil_data_url(load_image(path, where=where))
+
+
+def pil_data_url(image) -> str:
     buf = io.BytesIO()
     image.save(buf, format="PNG")
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
-QUESTION_TEMPLATE = (
-    'The image shows keyframes of a robot performing the sub-task "{subtask}". '
-    "Rows are the front, overhead and wrist views; columns are keyframes in order. "
-    'Did the sub-task succeed? Answer "Yes" or "No", and if No, explain why it failed.'
+QUESTION_TEMPLATE = (  # the wording FailGen's aha.sample records use (AHA instruction format)
+    'For the given sub-task, first determine whether it has succeeded by choosing from ["yes", "no"], '
+    "and then explain the reason why the current sub-task has failed. "
+    "The image shows the robot at successive keyframes (columns, numbered) from the front, overhead "
+    'and wrist cameras (rows). Sub-task: "{subtask}"'
 )
 
 YES, NO = "Yes", "No"
