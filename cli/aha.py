@@ -84,7 +84,8 @@ def train(
     val_frac: Annotated[float, typer.Option(help="Fraction of episodes kept for validation.")] = 0.1,
     holdout_tasks: Annotated[str, typer.Option(help="Comma-separated tasks left out of training entirely.")] = "",
     save_every: Annotated[int, typer.Option(help="Checkpoint every N steps.")] = 200,
-    max_steps: Annotated[int | None, typer.Option(help="Stop after N steps.")] = None,
+    max_steps: Annotated[int | None, typer.Option(help="Stop after N steps (the LR schedule still spans --epochs).")]
+    = None,
     device: DeviceOpt = "auto",
     seed: SeedOpt = None,
     resume: ResumeOpt = False,

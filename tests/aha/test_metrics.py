@@ -79,3 +79,14 @@ def test_aggregate_overall_per_task_and_mode():
     assert result["by_task"]["stack"]["binary"] == 1.0 and result["by_task"]["lift"]["binary"] == 0.0
     assert result["by_mode"]["slip"]["rouge_l"] == pytest.approx(3 / 7)
     assert result["by_mode"]["nominal"]["n"] == 2
+
+
+def test_minilm_embedder_ranks_a_paraphrase_above_an_unrelated_answer():
+    from toolkit.aha.metrics import minilm_embedder
+
+    embed = minilm_embedder()
+    ref = "No, the red cube slipped out of the robot gripper while it was being moved"
+    para, other = "No, the gripper lost the red cube while moving it", "Yes"
+    close, far = cosine_scores([para, other], [ref, ref], embed)
+    assert close > 0.6 > far
+    assert cosine_scores([ref], [ref], embed)[0] == pytest.approx(1.0, abs=1e-5)

@@ -164,14 +164,13 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     accelerator = Accelerator(cpu=vlm.device == "cpu")
     model, optimizer = accelerator.prepare(model, optimizer)
     per_epoch = math.ceil(len(train_items) / cfg.batch_size)
-    total = int(math.ceil(per_epoch * cfg.epochs))
-    if cfg.max_steps is not None:
-        total = min(total, cfg.max_steps)
+    scheduled = int(math.ceil(per_epoch * cfg.epochs))  # the LR schedule spans --epochs ...
+    total = scheduled if cfg.max_steps is None else min(scheduled, cfg.max_steps)  # ... --max-steps only stops
 
     def lr_at(step: int) -> float:
         if step < cfg.warmup:
             return cfg.lr * (step + 1) / cfg.warmup
-        frac = (step - cfg.warmup) / max(1, total - cfg.warmup)
+        frac = (step - cfg.warmup) / max(1, scheduled - cfg.warmup)
         return cfg.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
 
     step, history = 0, []
@@ -234,9 +233,10 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
 
 
 def _comparable(cfg: TrainConfig) -> dict[str, Any]:
+    """Options that must not change across --resume (--max-steps may: it only says where to stop)."""
     d = asdict(cfg)
-    d.pop("save_every", None)
-    d.pop("device", None)
+    for key in ("save_every", "device", "max_steps"):
+        d.pop(key, None)
     return d
 
 
