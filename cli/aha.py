@@ -84,6 +84,8 @@ def train(
     val_frac: Annotated[float, typer.Option(help="Fraction of episodes kept for validation.")] = 0.1,
     holdout_tasks: Annotated[str, typer.Option(help="Comma-separated tasks left out of training entirely.")] = "",
     save_every: Annotated[int, typer.Option(help="Checkpoint every N steps.")] = 200,
+    verdict_weight: Annotated[float, typer.Option(help="Loss weight of the Yes/No token vs explanation tokens.")]
+    = 1.0,
     max_steps: Annotated[int | None, typer.Option(help="Stop after N steps (the LR schedule still spans --epochs).")]
     = None,
     device: DeviceOpt = "auto",
@@ -107,7 +109,7 @@ def train(
                       lora_targets=[t for t in lora_targets.split(",") if t], load_in_4bit=load_in_4bit,
                       epochs=epochs, lr=lr, batch_size=batch_size, seed=seed_or_global(seed), val_frac=val_frac,
                       holdout_tasks=[t for t in holdout_tasks.split(",") if t], save_every=save_every,
-                      max_steps=max_steps, device=device)
+                      max_steps=max_steps, verdict_weight=verdict_weight, device=device)
     writer = RecordWriter(None)
     summary = run_train(cfg, resume=resume, writer=writer)
     summary.pop("config")

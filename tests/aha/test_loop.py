@@ -20,11 +20,12 @@ def test_loop_same_plan_both_ways_and_feedback_recovers_an_injected_slip():
     records = list(run_loop(cfg, always_yes, make_question, oracle=True))
     assert [r["type"] for r in records] == ["aha.loop"] * 3 + ["aha.loop_summary"]
     none, yes, oracle, summary = records
-    assert none["injected"] == yes["injected"] == oracle["injected"] == {"1": "slip"}
+    assert none["injected"] == yes["injected"] == oracle["injected"] and none["injected"]
     # a detector that never says "No" changes nothing; the ground-truth detector retries and recovers
     assert not none["success"] and not yes["success"] and yes["retries"] == 0
     assert oracle["success"] and oracle["retries"] >= 1
-    assert [e["subtask"] for e in oracle["events"]][:4] == [0, 1, 0, 1]
+    failed = [e["subtask"] for e in oracle["events"] if not e["truth"]]
+    assert failed and oracle["events"][-1]["truth"]
     assert calls and all(q == make_question(s) for (_, q), s in zip(calls, yes["subtasks"], strict=False))
     assert summary["success_without_feedback"] == 0.0 and summary["success_with_oracle"] == 1.0
     assert summary["gain_points"] == 0.0

@@ -87,3 +87,14 @@ def test_non_vlm_directory_and_qlora_without_cuda(tiny_llama, tiny_vlm, synth_da
         cfg = TrainConfig(data=str(synth_data), model=str(tiny_vlm), out=str(tmp_path / "q"), load_in_4bit=True)
         with pytest.raises(RuntimeFailure, match="needs a CUDA device"):
             train(cfg)
+
+
+def test_shipped_model_answers_yes_or_no_with_a_failgen_explanation(synth_data):
+    from toolkit.aha import DEFAULT_MODEL
+
+    vlm = load_vlm(DEFAULT_MODEL, device="cpu")
+    sample = sample_from_image(load_samples(synth_data)[0].image, "pick up the red cube")
+    verdict = next(detect_local(vlm, [sample], "shipped", max_new_tokens=40))
+    assert verdict["label"] in ("Yes", "No")
+    if verdict["label"] == "No":
+        assert verdict["explanation"] and "robot" in verdict["explanation"]

@@ -46,6 +46,7 @@ class TrainConfig:
     save_every: int = 200
     max_steps: int | None = None
     warmup: int = 20
+    verdict_weight: float = 1.0
     device: str = "auto"
 
 
@@ -100,6 +101,26 @@ def _prepare_model(vlm: VLM, cfg: TrainConfig):
         return get_peft_model(model, lora)
     except ValueError as exc:
         raise InputError(f"--lora-targets {','.join(cfg.lora_targets)}: {str(exc).splitlines()[0]}") from None
+
+
+def answer_loss(model, batch: dict[str, Any], verdict_weight: float = 1.0):
+    """Token cross-entropy over the answer; the first answer token (the Yes/No verdict) weighs
+    `verdict_weight` times the others, so the binary decision is not drowned by the explanation."""
+    import torch.nn.functional as F
+
+    if verdict_weight == 1.0:
+        return model(**batch).loss
+    labels = batch["labels"]
+    logits = model(**{k: v for k, v in batch.items() if k != "labels"}).logits[:, :-1].float()
+    target = labels[:, 1:]
+    mask = target != -100
+    ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.clamp(min=0).reshape(-1),
+                         reduction="none").view_as(target)
+    weights = mask.float()
+    first = mask.int().argmax(dim=1)
+    rows = mask.any(dim=1).nonzero().squeeze(1)
+    weights[rows, first[rows]] = verdict_weight
+    return (ce * weights).sum() / weights.sum().clamp(min=1.0)
 
 
 def _trainable_state(model) -> dict[str, Any]:
@@ -199,7 +220,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             batch = {k: v.to(accelerator.device) for k, v in collate([train_items[i] for i in shard], pad_id).items()}
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(step)
-            loss = model(**batch).loss
+            loss = answer_loss(model, batch, cfg.verdict_weight)
             accelerator.backward(loss)
             accelerator.clip_grad_norm_(params, 1.0)
             optimizer.step()
