@@ -132,7 +132,7 @@ def run_loop(cfg: LoopConfig, judge: Judge, question: Callable[[str], str],
             wins[condition] += ep["success"]
             if condition == "detector":
                 retries += ep["retries"]
-            else:
+            elif condition == "none":
                 injected_eps += bool(ep["injected"])
             yield make_record("aha.loop", 1, task=cfg.task, seed=seed, feedback=condition,
                               inject_rate=cfg.inject_rate, **ep)
