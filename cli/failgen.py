@@ -24,9 +24,9 @@ app = typer.Typer(
 def generate(
     ctx: typer.Context,
     task: Annotated[str | None, typer.Option("--task", "-t", help="Task name, comma list, or 'all'.")] = None,
-    episodes: Annotated[int, typer.Option("--episodes", "-n", min=1, help="Seeds per task (each: nominal + modes).")] = 1,
+    episodes: Annotated[int, typer.Option("--episodes", "-n", min=1, help="Seeds per task.")] = 1,
     modes: Annotated[str, typer.Option("--modes", "-m", help="'all' or a comma list of failure modes.")] = "all",
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output directory (default runs/failgen-TASK).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Output dir (runs/failgen-TASK).")] = None,
     seed: SeedOpt = None,
     workers: WorkersOpt = 1,
     ray: RayOpt = None,
@@ -37,12 +37,14 @@ def generate(
     gif: Annotated[bool, typer.Option("--gif", help="Also write an animated front-view GIF per episode.")] = False,
     export: Annotated[tuple[str, Path] | None, typer.Option(
         "--export", help="After generating, write the samples as FORMAT FILE (format: llava).")] = None,
+    no_nominal: Annotated[bool, typer.Option("--no-nominal", help="Only perturbed episodes.")] = False,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Extra draws when a mode had no effect.")] = 3,
     translation: Annotated[float | None, typer.Option("--translation", help="Translation noise, m (0.06).")] = None,
-    rotation: Annotated[float | None, typer.Option("--rotation", help="Rotation noise, degrees (34).")] = None,
-    slip_steps: Annotated[int | None, typer.Option("--slip-steps", help="Steps before a slip opens (40).")] = None,
+    rotation: Annotated[float | None, typer.Option("--rotation", help="Yaw noise, degrees (34).")] = None,
+    tilt: Annotated[float | None, typer.Option("--tilt", help="Roll/pitch noise, degrees (69).")] = None,
+    slip_steps: Annotated[int | None, typer.Option("--slip-steps", help="Steps before a slip opens (15).")] = None,
 ) -> None:
-    """Generate episodes: one nominal demo and one perturbed demo per applicable mode, per seed.
+    """Generate episodes: one nominal demo and one perturbed demo per selected mode, per seed.
 
     Writes OUT/episodes.jsonl, OUT/samples.jsonl and OUT/<episode_id>/ images; streams the records to
     stdout when it is piped; prints a summary table on stderr.
@@ -67,10 +69,10 @@ def generate(
     out_dir = out or Path("runs") / f"failgen-{task.replace(',', '_')}"
     runner.prepare_out(out_dir, resume=resume, force=force)
     opts = runner.Options(image_size=image_size, images=not no_images, gif=gif, retries=retries,
-                          translation=translation, rotation_deg=rotation, slip_steps=slip_steps)
-    with_nominal = modes in ("all", "") or "nominal" in modes.split(",")
+                          translation=translation, rotation_deg=rotation, slip_steps=slip_steps,
+                          tilt_deg=tilt)
     jobs = runner.plan_jobs(tasks, mode_map, seed_or_global(seed), episodes, out_dir, str(out_dir), opts,
-                            with_nominal=with_nominal)
+                            with_nominal=not no_nominal)
     stream = None
     if not sys.stdout.isatty():
         from toolkit.core.records import dumps

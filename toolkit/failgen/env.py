@@ -60,12 +60,14 @@ class TaskEnv:
     image_size: int = 128
     render: bool = True
     magnitudes: Magnitudes = field(default_factory=Magnitudes)
+    video_every: int | None = None      # keep a front-view frame every N physics steps (for a GIF)
 
     def __post_init__(self) -> None:
         self.task = task_or_error(self.task_name)
         self.world = World(self.image_size)
         self.scene = self.task.build(self.world, scene_rng(self.task_name, self.seed))
         self.world.settle(60)
+        self.world.record_every = self.video_every if self.render else None
         self.initial_poses = self.world.object_poses()
         self.planned = [len(sk.plan(self.world, st)) for st in self.scene.subtasks]
         self.columns: list[Column] = []
@@ -138,6 +140,11 @@ class TaskEnv:
 
     def object_poses(self) -> dict[str, list[float]]:
         return self.world.object_poses()
+
+    @property
+    def video(self) -> list[np.ndarray]:
+        """Front-view frames kept every `video_every` steps (empty unless video_every was set)."""
+        return self.world.recorded
 
     def grid(self, i: int | None = None):
         """The AHA grid for sub-task i: columns up to the end of its latest run, later columns white.

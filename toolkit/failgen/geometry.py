@@ -78,3 +78,9 @@ def wrap_quarter(yaw: float) -> float:
 def up_tilt(q) -> float:
     """Angle between the body's z axis and world z (how far a box is tipped over)."""
     return math.acos(max(-1.0, min(1.0, float(quat_matrix(q)[2, 2]))))
+
+
+def face_down_tilt(q) -> float:
+    """Smallest angle between world z and any body axis (a cube lying on any face is flat)."""
+    col = np.abs(quat_matrix(q)[2, :])
+    return math.acos(max(-1.0, min(1.0, float(col.max()))))

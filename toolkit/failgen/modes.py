@@ -36,15 +36,17 @@ class Magnitudes:
     """How strong each perturbation is. Translations in metres, rotations in radians, slip in steps."""
 
     translation: float = 0.06
-    rotation: float = 0.6
-    slip_steps: int = 40
+    rotation: float = 0.6       # yaw noise (rotation_z)
+    tilt: float = 1.2           # roll / pitch noise (rotation_x, rotation_y): a pinch grasp tolerates less
+    slip_steps: int = 15
 
     @classmethod
     def from_options(cls, translation: float | None = None, rotation_deg: float | None = None,
-                     slip_steps: int | None = None) -> Magnitudes:
+                     slip_steps: int | None = None, tilt_deg: float | None = None) -> Magnitudes:
         base = cls()
         return cls(translation if translation is not None else base.translation,
                    math.radians(rotation_deg) if rotation_deg is not None else base.rotation,
+                   math.radians(tilt_deg) if tilt_deg is not None else base.tilt,
                    slip_steps if slip_steps is not None else base.slip_steps)
 
 
@@ -56,7 +58,7 @@ class Perturbation:
     subtask: int
     keyframe: int             # index within the sub-task's keyframes
     sign: float = 1.0
-    scale: float = 1.0        # multiplies the magnitude (retries draw 1.0 .. 1.5)
+    scale: float = 1.0        # multiplies the magnitude (retries grow it by 0.25 each)
     other: str | None = None  # wrong_object: the object used instead
 
     def describe(self) -> dict:
@@ -76,14 +78,15 @@ def apply(kfs: list[Keyframe], pert: Perturbation, mags: Magnitudes) -> list[Key
     if mode == "grasp":
         kf.gripper = None
     elif mode == "slip":
-        kf.slip_after = int(mags.slip_steps * pert.scale)
+        kf.slip_after = max(1, int(mags.slip_steps / pert.scale))   # retries slip earlier
     elif mode.startswith("translation_"):
         axis = AXES[mode[-1]]
         sign = 1.0 if axis == 2 else pert.sign
         kf.pos[axis] += sign * mags.translation * pert.scale
     elif mode.startswith("rotation_"):
         axis = np.eye(3)[AXES[mode[-1]]]
-        kf.orn = geo.normalize(geo.mul(geo.axis_quat(axis, pert.sign * mags.rotation * pert.scale), kf.orn))
+        angle = (mags.rotation if mode == "rotation_z" else mags.tilt) * pert.scale
+        kf.orn = geo.normalize(geo.mul(geo.axis_quat(axis, pert.sign * angle), kf.orn))
     elif mode == "no_rotation":
         for later in kfs[j:]:
             later.hold_orn = True

@@ -18,7 +18,7 @@ PLACE_SKILLS = {"place_on", "place_at", "turn", "lower"}
 
 def save_png(array_or_image, path: Path) -> None:
     img = array_or_image if isinstance(array_or_image, Image.Image) else Image.fromarray(array_or_image)
-    img.save(path, format="PNG", optimize=False, compress_level=6)
+    img.save(path, format="PNG", optimize=False, compress_level=1)
 
 
 def save_gif(frames: list[np.ndarray], path: Path, ms: int = 400) -> None:
@@ -33,7 +33,7 @@ def _explain(ep: Episode) -> str:
     words = scene.words
     target = words.get(st.target) if st.skill in PLACE_SKILLS and st.target else None
     other = words.get(pert.other) if pert.other else None
-    return prompts.explanation(pert.mode, words.get(st.obj, st.obj), other, target)
+    return prompts.explanation(pert.mode, words.get(st.obj, st.obj), other, target, st.skill)
 
 
 def episode_records(ep: Episode, out_dir: Path, dir_field: str, *, images: bool = True,
@@ -52,7 +52,8 @@ def episode_records(ep: Episode, out_dir: Path, dir_field: str, *, images: bool 
                 save_png(col.images[view], folder / name)
                 frames.append((rel / name).as_posix())
         if gif:
-            save_gif([col.images["front"] for col in env.columns], folder / "front.gif")
+            frames_gif = env.video or [col.images["front"] for col in env.columns]
+            save_gif(frames_gif, folder / "front.gif", ms=100 if env.video else 400)
     last = len(ep.results) - 1 if ep.mode == NOMINAL else ep.failed_subtask
     samples = []
     explanation = "" if ep.mode == NOMINAL else _explain(ep)

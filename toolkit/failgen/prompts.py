@@ -27,11 +27,26 @@ EXPLANATIONS = {
 }
 
 
+# Wording that depends on the skill as well as the mode.
+SKILL_EXPLANATIONS = {
+    ("pull", "slip"): "the robot gripper lost its hold on the handle of the {obj} while pulling it",
+    ("grasp_handle", "grasp"): "the robot gripper did not close on the handle of the {obj}",
+    ("grasp_handle", "wrong_object"): "the robot grasped the handle of the {other} instead of the {obj}",
+    ("push", "wrong_object"): "the robot pushed the {other} instead of the {obj}",
+    ("turn", "no_rotation"): "the robot gripper did not rotate the {obj} to match the {target}",
+    ("turn", "rotation_z"): "the robot gripper turned the {obj} to a wrong yaw angle, not matching the {target}",
+}
+
+
 def question(subtask: str) -> str:
     return QUESTION.format(subtask=subtask)
 
 
-def explanation(mode: str, obj: str, other: str | None = None, target: str | None = None) -> str:
+def explanation(mode: str, obj: str, other: str | None = None, target: str | None = None,
+                skill: str | None = None) -> str:
+    special = SKILL_EXPLANATIONS.get((skill, mode))
+    if special:
+        return special.format(obj=obj, other=other or "another object", target=target or "target")
     focus = obj
     if mode.startswith(("translation_", "rotation_")) and target:
         focus = target

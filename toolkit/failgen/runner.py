@@ -20,6 +20,7 @@ from toolkit.failgen.episode import episode_id, run_episode
 from toolkit.failgen.modes import MODES, NOMINAL, Magnitudes
 from toolkit.failgen.tasks import TASKS
 
+GIF_EVERY = 24          # physics steps between GIF frames (10 frames per simulated second)
 EPISODES = "episodes.jsonl"
 SAMPLES = "samples.jsonl"
 
@@ -33,9 +34,10 @@ class Options:
     translation: float | None = None
     rotation_deg: float | None = None
     slip_steps: int | None = None
+    tilt_deg: float | None = None
 
     def magnitudes(self) -> Magnitudes:
-        return Magnitudes.from_options(self.translation, self.rotation_deg, self.slip_steps)
+        return Magnitudes.from_options(self.translation, self.rotation_deg, self.slip_steps, self.tilt_deg)
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,8 @@ def run_job(job: Job) -> JobResult:
     """Generate one episode and write its files (runs in a worker process)."""
     opts = job.options
     ep = run_episode(job.task, job.seed, job.mode, image_size=opts.image_size, render=opts.images,
-                     magnitudes=opts.magnitudes(), retries=opts.retries)
+                     magnitudes=opts.magnitudes(), retries=opts.retries,
+                     video_every=GIF_EVERY if (opts.gif and opts.images) else None)
     try:
         if not ep.kept:
             return JobResult(job, False, None, [], ep.seconds, ep.attempts)
@@ -128,7 +131,7 @@ def prepare_out(out_dir: Path, *, resume: bool, force: bool) -> None:
         for name in (EPISODES, SAMPLES):
             (out_dir / name).unlink(missing_ok=True)
         for child in out_dir.iterdir():
-            if child.is_dir() and "-s" in child.name:
+            if child.is_dir() and is_episode_dir(child.name):
                 shutil.rmtree(child)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -139,6 +142,14 @@ def prepare_out(out_dir: Path, *, resume: bool, force: bool) -> None:
         raise InputError(f"--out {out_dir}: cannot write ({exc.strerror})") from None
     if not os.access(out_dir, os.W_OK | os.X_OK):
         raise InputError(f"--out {out_dir}: cannot write (permission denied)")
+
+
+def is_episode_dir(name: str) -> bool:
+    """Whether a folder name is one of ours (<task>-s<seed>-<mode>); --force removes only those."""
+    import re
+
+    match = re.fullmatch(r"(.+)-s(\d+)-([a-z_]+)", name)
+    return bool(match and match.group(1) in TASKS and match.group(3) in (*MODES, NOMINAL))
 
 
 def resume_state(out_dir: Path) -> set[str]:

@@ -171,7 +171,15 @@ def held(world, obj: str) -> bool:
     pos, _ = world.pose(obj)
     grip = world.gripper_pos()
     rest = world.bodies[obj].size[2] / 2
-    return bool(pos[2] > rest + 0.05 and np.linalg.norm(pos[:2] - grip[:2]) < 0.04)
+    return bool(pos[2] > rest + 0.04 and np.linalg.norm(pos - grip) < 0.04)
+
+
+def lies_flat(world, obj: str, tol: float = 0.15) -> bool:
+    """Resting on its bottom face (or, for a cube, on any face)."""
+    _, orn = world.pose(obj)
+    size = world.bodies[obj].size
+    cube = max(size) - min(size) < 1e-6
+    return bool((geo.face_down_tilt(orn) if cube else geo.up_tilt(orn)) < tol)
 
 
 def on_top(world, obj: str, base: str, *, xy_tol: float = 0.02, yaw_tol: float | None = 0.2) -> bool:
@@ -179,7 +187,7 @@ def on_top(world, obj: str, base: str, *, xy_tol: float = 0.02, yaw_tol: float |
     bpos, born = world.pose(base)
     want_z = bpos[2] + (world.bodies[obj].size[2] + world.bodies[base].size[2]) / 2
     ok = np.linalg.norm(pos[:2] - bpos[:2]) < xy_tol and abs(pos[2] - want_z) < 0.012
-    ok = ok and geo.up_tilt(orn) < 0.15
+    ok = ok and lies_flat(world, obj)
     if yaw_tol is not None:
         ok = ok and abs(geo.wrap_quarter(geo.yaw_of(orn) - geo.yaw_of(born))) < yaw_tol
     return bool(ok)
@@ -191,7 +199,7 @@ def in_zone(world, obj: str, zone: str, *, floor: float = 0.0, z_tol: float = 0.
     radius = world.bodies[zone].extra.get("radius", 0.06)
     rest = floor + world.bodies[obj].size[2] / 2
     return bool(np.linalg.norm(pos[:2] - zpos[:2]) < radius and abs(pos[2] - rest) < z_tol
-                and geo.up_tilt(orn) < 0.15)
+                and lies_flat(world, obj))
 
 
 def yaw_matches(world, obj: str, ref: str, tol: float = 0.2) -> bool:

@@ -46,15 +46,18 @@ def show_summary(summary, out_dir: Path, seconds: float) -> None:
     console.console.print(table)
     if len(tasks) == 1:
         detail = Table(title="failures by mode", title_justify="left")
-        for col in ("mode", "kept", "failed sub-task", "keyframe", "tries", "s"):
-            detail.add_column(col)
+        for col in ("mode", "kept", "failed sub-task (first kept)", "AHA answer (first kept)", "tries", "s/ep"):
+            detail.add_column(col, justify="right" if col in ("kept", "tries", "s/ep") else "left")
+        groups: dict[str, list] = {}
         for r in summary.results:
-            if r.job.mode == NOMINAL:
-                continue
-            fk = r.episode["failed_keyframe"] if r.episode else None
-            detail.add_row(f"{r.job.mode} (seed {r.job.seed})", "yes" if r.kept else "no effect",
-                           r.failed_subtask or "-", "-" if fk is None else str(fk), str(r.attempts),
-                           f"{r.seconds:.1f}")
+            if r.job.mode != NOMINAL:
+                groups.setdefault(r.job.mode, []).append(r)
+        for mode, rs in groups.items():
+            first = next((r for r in rs if r.kept), None)
+            answer = first.samples[-1]["answer"] if first and first.samples else "-"
+            detail.add_row(mode, f"{sum(r.kept for r in rs)}/{len(rs)}", (first.failed_subtask or "-") if first else
+                           "no effect", answer, f"{sum(r.attempts for r in rs) / len(rs):.1f}",
+                           f"{sum(r.seconds for r in rs) / len(rs):.1f}")
         if detail.row_count:
             console.console.print(detail)
     else:
@@ -66,6 +69,11 @@ def show_summary(summary, out_dir: Path, seconds: float) -> None:
             if mode in rows["modes"]:
                 grid.add_row(mode, *(rows["modes"][mode].get(t, "-") for t in tasks))
         console.console.print(grid)
+    for r in summary.results:
+        if not r.kept:
+            what = "nominal demo failed its success check" if r.job.mode == NOMINAL else (
+                f"mode had no effect here after {r.attempts} attempts")
+            console.warn(f"{r.job.task} seed {r.job.seed} {r.job.mode}: {what}; no episode written")
     kept = sum(r["kept"] for r in rows["tasks"].values())
     samples = sum(r["samples"] for r in rows["tasks"].values())
     extra = f", {summary.skipped_done} already done" if summary.skipped_done else ""

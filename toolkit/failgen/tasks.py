@@ -41,7 +41,7 @@ SKILL_SITES = {
     "turn": {"slip": 0, "rotation_z": 0, "no_rotation": 0},
     "lower": {"rotation_z": 0, "translation_x": 0, "translation_y": 0},
     "push": {"translation_y": 1, "translation_z": 1, "translation_x": 2, "wrong_object": 0, "wrong_sequence": 1},
-    "grasp_handle": {"grasp": 1, "translation_x": 1, "translation_y": 1, "translation_z": 1, "no_rotation": 0,
+    "grasp_handle": {"grasp": 1, "translation_x": 1, "translation_y": 1, "translation_z": 1,
                      "rotation_z": 1, "wrong_sequence": 0, "wrong_object": 0},
     "pull": {"slip": 0},
 }
@@ -122,7 +122,7 @@ def build_stack(world, rng) -> Scene:
 def build_stack_tower(world, rng) -> Scene:
     colors = _colors(rng, 4)
     names = ["base", "middle", "top", "other"]
-    _cubes(world, rng, names, colors, _positions(rng, 4, min_gap=0.1), _distinct_yaws(rng, 4, 0.2))
+    _cubes(world, rng, names, colors, _positions(rng, 4, min_gap=0.14), _distinct_yaws(rng, 4, 0.2))
     words = {n: f"{c} cube" for n, c in zip(names, colors, strict=True)}
     subs = [_st("pick", "middle", None, words, rng), _st("place_on", "middle", "base", words, rng),
             _st("pick", "top", None, words, rng), _st("place_on", "top", "middle", words, rng)]
@@ -135,10 +135,13 @@ def build_stack_tower(world, rng) -> Scene:
 
 def build_pick_place(world, rng) -> Scene:
     colors = _colors(rng, 2)
-    tray_xy, cube_xy, other_xy = _positions(rng, 3, min_gap=0.17, ylim=(-0.25, 0.25))
-    tray = world.add_urdf("tray", "tray/traybox.urdf", [tray_xy[0], tray_xy[1], 0.0], yaw=_yaw(rng), scale=0.5,
-                          kind="zone")
-    tray.extra["radius"] = 0.085
+    side = float(rng.choice([-1.0, 1.0]))
+    tray_xy = np.array([rng.uniform(0.52, 0.6), side * rng.uniform(0.16, 0.19)])
+    # the cubes go on the other side, clear of the tray walls (an open gripper needs ~5 cm around a cube)
+    cube_xy, other_xy = _positions(rng, 2, ylim=(-0.24, -0.09) if side > 0 else (0.09, 0.24), min_gap=0.1)
+    tray = world.add_urdf("tray", "tray/traybox.urdf", [tray_xy[0], tray_xy[1], 0.0],
+                          yaw=float(rng.uniform(-0.3, 0.3)), scale=0.45, kind="zone")
+    tray.extra["radius"] = 0.08
     _cubes(world, rng, ["cube", "other"], colors, [cube_xy, other_xy])
     words = {"cube": f"{colors[0]} cube", "other": f"{colors[1]} cube", "tray": "tray"}
     subs = [_st("pick", "cube", None, words, rng), _st("place_at", "cube", "tray", words, rng, floor=0.01)]
@@ -231,16 +234,30 @@ def build_unstack(world, rng) -> Scene:
 
 ALL_MODES = ("grasp", "slip", "translation_x", "translation_y", "translation_z", "rotation_x", "rotation_y",
              "rotation_z", "no_rotation", "wrong_sequence", "wrong_object")
+PICK_PLACE_MODES = ("grasp", "slip", "translation_x", "translation_y", "translation_z", "rotation_x", "rotation_y",
+                    "wrong_sequence", "wrong_object")
+PICK, PLACE_ON, PLACE_AT = "pick up cube A", "place cube A on cube B", "place cube A in the zone"
 
+# Modes per task: the ones whose sites exist in the task's skills AND were checked to make it fail.
 TASKS: dict[str, Task] = {t.name: t for t in (
-    Task("stack", "put one cube on another, faces aligned", build_stack, ALL_MODES),
-    Task("stack-tower", "build a tower of three cubes", build_stack_tower, ALL_MODES),
-    Task("pick-place", "put a cube into a tray", build_pick_place, ALL_MODES),
-    Task("push", "push a cube into a target zone", build_push, ALL_MODES),
-    Task("sort", "put two cubes into the zones of their colours", build_sort, ALL_MODES),
-    Task("rotate", "turn a block to the yaw of an outline and set it down there", build_rotate, ALL_MODES),
-    Task("open-drawer", "open one of two drawers by its handle", build_open_drawer, ALL_MODES),
-    Task("unstack", "take the top cube off a stack and put it in a zone", build_unstack, ALL_MODES),
+    Task("stack", "put one cube on another, faces aligned", build_stack, ALL_MODES, (PICK, PLACE_ON)),
+    Task("stack-tower", "build a tower of three cubes", build_stack_tower, ALL_MODES,
+         ("pick up cube B", "place cube B on cube A", "pick up cube C", "place cube C on cube B")),
+    Task("pick-place", "put a cube into a tray", build_pick_place, PICK_PLACE_MODES,
+         (PICK, "place cube A in the tray")),
+    Task("push", "push a cube into a target zone", build_push,
+         ("translation_x", "translation_y", "translation_z", "wrong_sequence", "wrong_object"),
+         ("push cube A into the zone",)),
+    Task("sort", "put two cubes into the zones of their colours", build_sort, PICK_PLACE_MODES,
+         (PICK, "place cube A in zone A", "pick up cube B", "place cube B in zone B")),
+    Task("rotate", "turn a block to the yaw of an outline and set it down there", build_rotate, ALL_MODES,
+         ("pick up the block", "turn the block to match the outline", "lower the block onto the outline")),
+    Task("open-drawer", "open one of two drawers by its handle", build_open_drawer,
+         ("grasp", "slip", "translation_x", "translation_y", "translation_z", "rotation_z", "wrong_sequence",
+          "wrong_object"),
+         ("grasp the drawer handle", "pull the drawer open")),
+    Task("unstack", "take the top cube off a stack and put it in a zone", build_unstack, PICK_PLACE_MODES,
+         ("pick up the top cube", PLACE_AT)),
 )}
 
 

@@ -7,6 +7,7 @@ physics steps (arm in position control), then a short settle; gripper commands r
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,12 +50,35 @@ COLORS = {
 }
 
 
+def import_pybullet():
+    """Import pybullet without its 'build time' banner on stderr (it would clutter the summary)."""
+    import sys
+
+    if "pybullet" in sys.modules:
+        import pybullet
+
+        return pybullet
+    from toolkit.core.extras import require
+
+    require("sim")
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            import pybullet
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+    return pybullet
+
+
 class World:
     """One physics client with the Panda on a table. Use `add_box`, `move`, `grip`, `render`."""
 
     def __init__(self, image_size: int = 128) -> None:
-        import pybullet as p
         import pybullet_data
+
+        p = import_pybullet()
 
         self.p = p
         self.image_size = image_size
@@ -78,6 +102,8 @@ class World:
         self.renders = 0
         self.finger_target = OPEN_WIDTH
         self.slip_at: int | None = None
+        self.record_every: int | None = None      # also keep a front-view frame every N steps (GIF)
+        self.recorded: list[np.ndarray] = []
         state = p.getLinkState(self.robot, GRASP_LINK, computeForwardKinematics=True, physicsClientId=c)
         self.target_pos = np.array(state[4], dtype=float)
         self.target_orn = np.array(state[5], dtype=float)
@@ -85,8 +111,8 @@ class World:
         self._fingers(OPEN_WIDTH)
         self._proj = p.computeProjectionMatrixFOV(55, 1.0, 0.02, 3.0, physicsClientId=c)
         self._fixed_views = {
-            "front": p.computeViewMatrix([1.02, 0.0, 0.42], [0.45, 0.0, 0.04], [0, 0, 1], physicsClientId=c),
-            "overhead": p.computeViewMatrix([0.78, 0.0, 0.95], [0.5, 0.0, 0.0], [-1, 0, 0], physicsClientId=c),
+            "front": p.computeViewMatrix([0.92, 0.0, 0.34], [0.42, 0.0, 0.03], [0, 0, 1], physicsClientId=c),
+            "overhead": p.computeViewMatrix([0.74, 0.0, 0.82], [0.5, 0.0, 0.0], [-1, 0, 0], physicsClientId=c),
         }
 
     # ---- scene -------------------------------------------------------------------------------
@@ -132,7 +158,7 @@ class World:
         box = p.createCollisionShape(p.GEOM_BOX, halfExtents=carcass, collisionFramePosition=[0.0, 0, 0.07],
                                      physicsClientId=c)
         box_vis = p.createVisualShape(p.GEOM_BOX, halfExtents=carcass, visualFramePosition=[0.0, 0, 0.07],
-                                      rgbaColor=COLORS["brown"], physicsClientId=c)
+                                      rgbaColor=COLORS[color], physicsClientId=c)
         front = [0.06, 0.075, 0.045]
         handle = [0.02, 0.013, 0.01]
         handle_at = [-front[0] - handle[0], 0, 0.0]
@@ -162,7 +188,12 @@ class World:
             return float(world.p.getJointState(uid, 0, physicsClientId=world.cid)[0])
 
         def touching(world) -> bool:
-            return all(world.p.getContactPoints(uid, world.robot, 0, f, physicsClientId=world.cid) for f in FINGERS)
+            """The handle is between closed fingers: gripper at the handle, fingers stopped by it, in contact."""
+            near = np.linalg.norm(world.gripper_pos() - handle_pos(world)) < 0.03
+            width = world.finger_width()
+            contact = any(world.p.getContactPoints(uid, world.robot, 0, f, physicsClientId=world.cid)
+                          for f in FINGERS)
+            return bool(near and 0.01 < width < 0.06 and contact)
 
         body = Body(name, uid, (0.18, 0.17, 0.14), color, kind="drawer",
                     extra={"out": out, "yaw": yaw, "handle": handle_pos, "opening": opening, "touching": touching})
@@ -233,6 +264,8 @@ class World:
                 self.slip_at = None
             self.p.stepSimulation(physicsClientId=self.cid)
             self.steps += 1
+            if self.record_every and self.steps % self.record_every == 0:
+                self.recorded.append(self.render("front"))
 
     def move(self, pos, orn, *, slip_after: int | None = None) -> None:
         """Straight-line Cartesian motion from the last commanded pose to (pos, orn), then settle.

@@ -1,0 +1,32 @@
+"""The AHA grid: rows = views, columns = keyframes, numbered cells, later cells white."""
+
+import numpy as np
+
+from toolkit.failgen.grid import GAP, ROWS, compose_grid, is_white
+
+
+def cell(img: np.ndarray, row: int, col: int, size: int) -> np.ndarray:
+    y, x = GAP + row * (size + GAP), GAP + col * (size + GAP)
+    return img[y:y + size, x:x + size]
+
+
+def test_grid_shape_and_white_future_cells():
+    size = 32
+    cols = [{v: np.full((size, size, 3), 40 + 30 * k, np.uint8) for v in ROWS} for k in range(5)]
+    img = np.asarray(compose_grid(cols, upto=2, total=5, size=size))
+    assert img.shape == (3 * size + 4 * GAP, 5 * size + 6 * GAP, 3)
+    for r in range(3):
+        for k in range(5):
+            c = cell(img, r, k, size)
+            assert is_white(c) == (k > 2)
+            if k <= 2:
+                assert (c[20:, 20:] == 40 + 30 * k).all()     # the picture itself
+                assert (c[1:8, 1:4] != 40 + 30 * k).any()      # the number tag top-left
+
+
+def test_grid_pads_unrun_columns():
+    size = 16
+    cols = [{v: np.zeros((size, size, 3), np.uint8) for v in ROWS}]
+    img = np.asarray(compose_grid(cols, upto=0, total=3, size=size))
+    assert img.shape[1] == 3 * size + 4 * GAP
+    assert not is_white(cell(img, 0, 0, size)) and is_white(cell(img, 2, 2, size))
