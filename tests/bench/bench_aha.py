@@ -61,7 +61,8 @@ def train_speed(tmp: Path) -> dict:
     reason("aha", "tiny", "--data", str(data), "--out", str(tmp / "tiny"))
     t0 = time.perf_counter()
     out = records(reason("aha", "train", "--data", str(data), "--model", str(tmp / "tiny"), "--out",
-                         str(tmp / "run"), "--full", "--max-steps", "20", "--batch-size", "16", "--val-frac", "0"))
+                         str(tmp / "run"), "--full", "--epochs", "10", "--max-steps", "20", "--batch-size", "16",
+                         "--val-frac", "0"))
     seconds = time.perf_counter() - t0
     return {"steps": out[-1]["steps"], "seconds_incl_load": round(seconds, 2),
             "steps_per_s": round(out[-1]["steps"] / seconds, 3)}
