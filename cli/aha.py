@@ -1,0 +1,266 @@
+"""`reason aha`: build, fine-tune, run and evaluate a failure-reasoning VLM on FailGen samples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.common import (
+    LLMOpt,
+    OutOpt,
+    RecordOpt,
+    ResumeOpt,
+    SeedOpt,
+    SkipBadOpt,
+    make_llm,
+    open_writer,
+    report_bad,
+    report_usage,
+    seed_or_global,
+)
+
+app = typer.Typer(help="AHA: detect and explain robot sub-task failures with a vision-language model.",
+                  no_args_is_help=True)
+
+ModelOpt = Annotated[Path | None, typer.Option("--model", help="Local VLM directory (default: shipped tiny model).")]
+DeviceOpt = Annotated[str, typer.Option("--device", help="auto, cpu or cuda[:N].")]
+
+
+def _model_or_default(model: Path | None) -> Path:
+    from toolkit.aha import DEFAULT_MODEL
+
+    return model if model is not None else DEFAULT_MODEL
+
+
+@app.command()
+def tiny(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the model, processor and tokenizer.")],
+    data: Annotated[list[Path] | None, typer.Option("--data", help="aha.sample files whose words form the vocabulary.")]
+    = None,
+    image_size: Annotated[int, typer.Option(help="Square input size of the vision tower.")] = 96,
+    patch_size: Annotated[int, typer.Option(help="Vision patch size.")] = 12,
+    vision_hidden: Annotated[int, typer.Option(help="Vision tower width.")] = 96,
+    vision_layers: Annotated[int, typer.Option(help="Vision tower layers.")] = 3,
+    text_hidden: Annotated[int, typer.Option(help="Language model width.")] = 128,
+    text_layers: Annotated[int, typer.Option(help="Language model layers.")] = 2,
+    seed: SeedOpt = None,
+):
+    """Build a small LLaVA-style VLM from configs with a word tokenizer from the FailGen vocabulary.
+
+    Example: reason aha tiny --data runs/fg/samples.jsonl --out models/aha-tiny
+    """
+    from toolkit.aha.samples import load_samples
+    from toolkit.aha.tiny import TinySpec, build_tiny_vlm
+    from toolkit.core.extras import require
+    from toolkit.core.records import dumps, make_record
+
+    require("ml")
+    texts: list[str] = []
+    for path in data or []:
+        texts += [t for s in load_samples(path) for t in (s.question, s.answer, s.subtask)]
+    spec = TinySpec(image_size=image_size, patch_size=patch_size, vision_hidden=vision_hidden,
+                    vision_layers=vision_layers, text_hidden=text_hidden, text_layers=text_layers)
+    summary = build_tiny_vlm(out, texts, spec, seed=seed_or_global(seed))
+    print(dumps(make_record("aha.model", **summary)))
+
+
+@app.command()
+def train(
+    data: Annotated[Path, typer.Option("--data", help="aha.sample JSONL or LLaVA JSON from `reason failgen`.")],
+    model: Annotated[Path, typer.Option("--model", help="Local VLM directory to fine-tune.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the adapter/model and checkpoints.")],
+    lora_r: Annotated[int, typer.Option(help="LoRA rank.")] = 16,
+    lora_alpha: Annotated[int, typer.Option(help="LoRA alpha.")] = 32,
+    lora_targets: Annotated[str, typer.Option(help="Comma-separated module names LoRA wraps.")]
+    = "q_proj,k_proj,v_proj,o_proj",
+    full: Annotated[bool, typer.Option("--full", help="Train every weight instead of a LoRA adapter.")] = False,
+    load_in_4bit: Annotated[bool, typer.Option("--load-in-4bit", help="QLoRA: 4-bit base model (CUDA only).")]
+    = False,
+    epochs: Annotated[float, typer.Option(help="Passes over the training samples.")] = 1.0,
+    lr: Annotated[float, typer.Option(help="Peak learning rate.")] = 2e-4,
+    batch_size: Annotated[int, typer.Option(help="Samples per step.")] = 8,
+    val_frac: Annotated[float, typer.Option(help="Fraction of episodes kept for validation.")] = 0.1,
+    holdout_tasks: Annotated[str, typer.Option(help="Comma-separated tasks left out of training entirely.")] = "",
+    save_every: Annotated[int, typer.Option(help="Checkpoint every N steps.")] = 200,
+    verdict_weight: Annotated[float, typer.Option(help="Loss weight of the Yes/No token vs explanation tokens.")]
+    = 1.0,
+    max_steps: Annotated[int | None, typer.Option(help="Stop after N steps (the LR schedule still spans --epochs).")]
+    = None,
+    device: DeviceOpt = "auto",
+    seed: SeedOpt = None,
+    resume: ResumeOpt = False,
+):
+    """Fine-tune a local VLM on AHA samples (LoRA by default, --full, or QLoRA with --load-in-4bit).
+
+    Example: reason aha train --data runs/fg/samples.jsonl --model models/aha-tiny --out runs/aha-lora --epochs 2
+    """
+    from toolkit.aha.train import TrainConfig
+    from toolkit.aha.train import train as run_train
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+    from toolkit.core.records import RecordWriter, make_record
+
+    require("ml")
+    if full and load_in_4bit:
+        raise InputError("--full and --load-in-4bit exclude each other (QLoRA trains a LoRA adapter)")
+    cfg = TrainConfig(data=str(data), model=str(model), out=str(out), full=full, lora_r=lora_r, lora_alpha=lora_alpha,
+                      lora_targets=[t for t in lora_targets.split(",") if t], load_in_4bit=load_in_4bit,
+                      epochs=epochs, lr=lr, batch_size=batch_size, seed=seed_or_global(seed), val_frac=val_frac,
+                      holdout_tasks=[t for t in holdout_tasks.split(",") if t], save_every=save_every,
+                      max_steps=max_steps, verdict_weight=verdict_weight, device=device)
+    writer = RecordWriter(None)
+    summary = run_train(cfg, resume=resume, writer=writer)
+    summary.pop("config")
+    writer.write(make_record("aha.train", **summary))
+
+
+@app.command()
+def detect(
+    samples: Annotated[str | None, typer.Argument(help="aha.sample JSONL or LLaVA JSON ('-' = stdin).")] = None,
+    model: ModelOpt = None,
+    adapter: Annotated[Path | None, typer.Option("--adapter", help="peft LoRA adapter directory.")] = None,
+    image: Annotated[Path | None, typer.Option("--image", help="One grid image instead of samples.")] = None,
+    subtask: Annotated[str | None, typer.Option("--subtask", help="Sub-task text for --image.")] = None,
+    llm: LLMOpt = None,
+    record: RecordOpt = None,
+    batch_size: Annotated[int, typer.Option(help="Grids per generate call.")] = 8,
+    max_new_tokens: Annotated[int, typer.Option(help="Answer length limit.")] = 48,
+    load_in_4bit: Annotated[bool, typer.Option("--load-in-4bit", help="4-bit model (CUDA only).")] = False,
+    device: DeviceOpt = "auto",
+    out: OutOpt = None,
+    skip_bad: SkipBadOpt = False,
+    resume: ResumeOpt = False,
+    seed: SeedOpt = None,
+):
+    """Judge sub-task grids: one aha.verdict record (success, explanation, raw text) per sample.
+
+    Example: reason failgen --task stack --out runs/fg | reason aha detect - > verdicts.jsonl
+    """
+    import sys
+
+    from toolkit.aha.samples import load_samples, sample_from_image
+    from toolkit.core.errors import InputError
+    from toolkit.core.records import BadLines, existing_keys
+
+    if image is not None:
+        if subtask is None:
+            raise InputError("--image needs --subtask TEXT (the sub-task the grid shows)")
+        items = [sample_from_image(image, subtask)]
+    else:
+        if samples is None:
+            if sys.stdin.isatty():
+                raise InputError("give a samples file, '-' for stdin, or --image GRID --subtask TEXT")
+            samples = "-"
+        bad = BadLines()
+        items = load_samples(samples, skip_bad=skip_bad, bad=bad)
+        report_bad(bad)
+    done = existing_keys(out, lambda r: r["sample_id"]) if resume else set()
+    items = [s for s in items if s.sample_id not in done]
+    from toolkit.core.models import seed_everything
+
+    seed_everything(seed_or_global(seed))
+    with open_writer(out, resume) as writer:
+        if llm is not None:
+            from toolkit.aha.detect import detect_llm
+
+            backend = make_llm(llm, record)
+            writer.write_all(detect_llm(backend, items, max_new_tokens=max(max_new_tokens, 128)))
+            report_usage(backend)
+            return
+        from toolkit.aha.detect import detect_local
+        from toolkit.aha.vlm import load_vlm
+
+        path = _model_or_default(model)
+        vlm = load_vlm(path, adapter, device=device, load_in_4bit=load_in_4bit)
+        source = str(path) + (f"+{adapter}" if adapter else "")
+        writer.write_all(detect_local(vlm, items, source, batch_size=batch_size, max_new_tokens=max_new_tokens))
+
+
+@app.command("eval")
+def eval_(
+    pred: Annotated[Path, typer.Option("--pred", help="aha.verdict JSONL ('-' = stdin).")],
+    gold: Annotated[Path | None, typer.Option("--gold", help="aha.sample file with the reference answers "
+                                              "(default: the verdicts' own 'reference').")] = None,
+    llm: Annotated[str | None, typer.Option("--llm", help="LLM judge URI for fuzzy matching (optional).")] = None,
+    record: RecordOpt = None,
+    cosine: Annotated[bool, typer.Option("--cosine/--no-cosine", help="Sentence-embedding cosine (MiniLM).")]
+    = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one aha.eval record on stdout.")] = False,
+    skip_bad: SkipBadOpt = False,
+    seed: SeedOpt = None,
+):
+    """Score verdicts: binary accuracy, ROUGE-L, cosine similarity and LLM fuzzy match, per task and mode.
+
+    Example: reason aha eval --pred verdicts.jsonl --gold runs/fg/samples.jsonl --json
+    """
+    from toolkit.aha.evaluate import aggregate, join_rows, score_rows, show_tables
+    from toolkit.core.records import BadLines, dumps, make_record
+
+    bad = BadLines()
+    rows = join_rows(pred, gold, skip_bad=skip_bad, bad=bad)
+    report_bad(bad)
+    embed = None
+    if cosine:
+        from toolkit.aha.metrics import minilm_embedder
+
+        embed = minilm_embedder()
+    judge = make_llm(llm, record) if llm else None
+    result = aggregate(rows, score_rows(rows, embed=embed, judge=judge))
+    show_tables(result)
+    if judge is not None:
+        report_usage(judge)
+    if as_json:
+        print(dumps(make_record("aha.eval", pred=str(pred), gold=str(gold) if gold else None,
+                                judge=llm, seed=seed_or_global(seed), **result)))
+
+
+@app.command()
+def loop(
+    task: Annotated[str, typer.Option("--task", "-t", help="FailGen task to execute.")],
+    episodes: Annotated[int, typer.Option("--episodes", "-n", min=1, help="Seeds to run (seed, seed+1, ...).")] = 10,
+    inject_rate: Annotated[float, typer.Option("--inject-rate", min=0.0, max=1.0,
+                                               help="Chance that a sub-task gets an injected failure.")] = 0.3,
+    model: ModelOpt = None,
+    adapter: Annotated[Path | None, typer.Option("--adapter", help="peft LoRA adapter directory.")] = None,
+    llm: LLMOpt = None,
+    record: RecordOpt = None,
+    max_retries: Annotated[int, typer.Option(help="Retries per sub-task after a 'No'.")] = 2,
+    oracle: Annotated[bool, typer.Option("--oracle", help="Also run with a ground-truth detector.")] = False,
+    image_size: Annotated[int, typer.Option(help="Camera image side in px (match the training data).")] = 64,
+    device: DeviceOpt = "auto",
+    out: OutOpt = None,
+    seed: SeedOpt = None,
+):
+    """Run a task with failures injected; compare task success with and without detector feedback.
+
+    Example: reason aha loop --task stack --episodes 20 --inject-rate 0.3 | jq -c 'select(.type=="aha.loop_summary")'
+    """
+    from toolkit.aha.loop import LoopConfig, llm_judge, run_loop, vlm_judge
+    from toolkit.aha.prompt import make_question
+    from toolkit.core.extras import require
+
+    require("sim")
+    cfg = LoopConfig(task=task, episodes=episodes, inject_rate=inject_rate, seed=seed_or_global(seed),
+                     max_retries=max_retries, image_size=image_size)
+    backend = None
+    if llm is not None:
+        backend = make_llm(llm, record)
+        judge = llm_judge(backend)
+    else:
+        from toolkit.aha.vlm import load_vlm
+
+        judge = vlm_judge(load_vlm(_model_or_default(model), adapter, device=device))
+    from toolkit.core import console
+
+    with open_writer(out) as writer:
+        for rec in run_loop(cfg, judge, make_question, oracle=oracle):
+            writer.write(rec)
+            if rec["type"] == "aha.loop_summary":
+                extra = f", oracle {rec['success_with_oracle']:.2f}" if oracle else ""
+                console.info(f"{task}: success without feedback {rec['success_without_feedback']:.2f}, "
+                             f"with detector {rec['success_with_feedback']:.2f} "
+                             f"({rec['gain_points']:+.1f} points{extra})")
+    if backend is not None:
+        report_usage(backend)

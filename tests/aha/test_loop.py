@@ -1,0 +1,42 @@
+from toolkit.aha.loop import LoopConfig, backup_to, injection_plan, run_loop
+from toolkit.aha.prompt import make_question
+
+
+def test_backup_goes_to_the_grasp_before_a_failed_place():
+    subtasks = ["pick up the red cube", "place the red cube on the blue cube", "push the green cube"]
+    assert backup_to(subtasks, 1) == 0
+    assert backup_to(subtasks, 0) == 0
+    assert backup_to(subtasks, 2) == 2
+
+
+def test_loop_same_plan_both_ways_and_feedback_recovers_an_injected_slip():
+    calls = []
+
+    def always_yes(image, question, subtask):
+        calls.append((image.size, question))
+        return "Yes"
+
+    cfg = LoopConfig(task="pick-place", episodes=1, seed=1, inject_rate=0.5, max_retries=2)
+    records = list(run_loop(cfg, always_yes, make_question, oracle=True))
+    assert [r["type"] for r in records] == ["aha.loop"] * 3 + ["aha.loop_summary"]
+    none, yes, oracle, summary = records
+    assert none["injected"] == yes["injected"] == oracle["injected"] and none["injected"]
+    # a detector that never says "No" changes nothing; the ground-truth detector retries and recovers
+    assert not none["success"] and not yes["success"] and yes["retries"] == 0
+    assert oracle["success"] and oracle["retries"] >= 1
+    failed = [e["subtask"] for e in oracle["events"] if not e["truth"]]
+    assert failed and oracle["events"][-1]["truth"]
+    assert calls and all(q == make_question(s) for (_, q), s in zip(calls, yes["subtasks"], strict=False))
+    assert summary["success_without_feedback"] == 0.0 and summary["success_with_oracle"] == 1.0
+    assert summary["gain_points"] == 0.0
+
+
+def test_a_detector_that_always_says_no_is_bounded_by_max_retries():
+    from toolkit.failgen import TaskEnv
+
+    cfg = LoopConfig(task="pick-place", episodes=1, seed=2, inject_rate=0.0, max_retries=1)
+    records = list(run_loop(cfg, lambda image, q, s: "No, it failed", make_question))
+    detector = records[1]
+    assert detector["retries"] == 2  # one retry per sub-task
+    with TaskEnv("pick-place", seed=2, image_size=32, render=False) as env:
+        assert injection_plan(env, 0.0, 2) == {}

@@ -1,0 +1,100 @@
+import json
+
+import pytest
+import torch
+
+from toolkit.aha import train as train_mod
+from toolkit.aha.detect import detect_local
+from toolkit.aha.samples import load_samples, sample_from_image
+from toolkit.aha.train import TrainConfig, encode_sample, train
+from toolkit.aha.vlm import check_vlm_dir, load_vlm
+from toolkit.core.errors import InputError, RuntimeFailure
+
+
+def _logits(vlm, sample):
+    item = encode_sample(vlm, sample)
+    batch = {k: (v.unsqueeze(0) if k in ("input_ids", "attention_mask", "labels") else v) for k, v in item.items()}
+    batch.pop("labels")
+    with torch.no_grad():
+        return vlm.model(**batch).logits
+
+
+def test_lora_loss_falls_and_adapter_round_trips(tiny_vlm, synth_data, tmp_path):
+    out = tmp_path / "lora"
+    cfg = TrainConfig(data=str(synth_data), model=str(tiny_vlm), out=str(out), lora_r=8, lora_alpha=16, epochs=6,
+                      lora_targets=["q_proj", "v_proj", "lm_head"], lr=3e-2,
+                      batch_size=8, warmup=2, save_every=1000, val_frac=0.25, device="cpu")
+    summary = train(cfg)
+    assert summary["mode"] == "lora" and summary["trainable_params"] > 0
+    log = [json.loads(x) for x in (out / "train_log.jsonl").read_text().splitlines()]
+    # (LoRA on lm_head too: a random tiny model's frozen head caps its logits)
+    assert summary["last_loss"] < 0.5 * summary["first_loss"], (summary["first_loss"], summary["last_loss"])
+    val = [r["val_loss"] for r in log if r.get("val_loss") is not None]
+    assert len(val) >= 2 and val[-1] < 0.6 * val[0]
+    assert (out / "adapter_config.json").is_file() and (out / "checkpoint" / "state.pt").is_file()
+    sample = load_samples(synth_data)[0]
+    a = load_vlm(tiny_vlm, out, device="cpu")
+    b = load_vlm(tiny_vlm, out, device="cpu")
+    base = load_vlm(tiny_vlm, device="cpu")
+    la, lb, l0 = _logits(a, sample), _logits(b, sample), _logits(base, sample)
+    assert torch.equal(la, lb)
+    assert not torch.allclose(la, l0)
+    with pytest.raises(InputError, match="already holds a training run"):
+        train(cfg)
+
+
+def test_resume_after_interruption_matches_an_uninterrupted_run(tiny_vlm, synth_data, tmp_path, monkeypatch):
+    common = dict(data=str(synth_data), model=str(tiny_vlm), full=True, epochs=1, lr=1e-3, batch_size=8, warmup=1,
+                  save_every=2, val_frac=0.0, device="cpu")
+    straight = train(TrainConfig(out=str(tmp_path / "a"), **common))
+    real_save = train_mod._save_checkpoint
+
+    def save_then_stop(ckpt, model, optimizer, step, history, cfg):
+        real_save(ckpt, model, optimizer, step, history, cfg)
+        if step == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_mod, "_save_checkpoint", save_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        train(TrainConfig(out=str(tmp_path / "b"), **common))
+    monkeypatch.setattr(train_mod, "_save_checkpoint", real_save)
+    resumed = train(TrainConfig(out=str(tmp_path / "b"), **common), resume=True)
+    assert resumed["steps"] == straight["steps"] > 2
+    a = load_vlm(tmp_path / "a", device="cpu")
+    b = load_vlm(tmp_path / "b", device="cpu")
+    for (na, pa), (nb, pb) in zip(a.model.named_parameters(), b.model.named_parameters(), strict=True):
+        assert na == nb and torch.allclose(pa, pb, atol=1e-6), na
+
+
+def test_detect_on_a_grid_gives_a_well_formed_verdict(tiny_vlm, synth_data):
+    vlm = load_vlm(tiny_vlm, device="cpu")
+    sample = load_samples(synth_data)[0]
+    one = sample_from_image(sample.image, "move the block to spot 1")
+    verdicts = list(detect_local(vlm, [sample, one], "tiny", batch_size=2, max_new_tokens=6))
+    assert [v["type"] for v in verdicts] == ["aha.verdict"] * 2
+    v = verdicts[0]
+    assert v["sample_id"] == sample.sample_id and v["reference"] == sample.answer and isinstance(v["raw"], str)
+    assert v["success"] in (True, False, None) and (v["success"] is None) == (v["label"] is None)
+    assert verdicts[1]["reference"] is None and verdicts[1]["subtask"] == "move the block to spot 1"
+
+
+def test_non_vlm_directory_and_qlora_without_cuda(tiny_llama, tiny_vlm, synth_data, tmp_path):
+    with pytest.raises(InputError, match="not a vision-language model"):
+        check_vlm_dir(tiny_llama)
+    with pytest.raises(InputError, match="no config.json"):
+        load_vlm(tmp_path)
+    if not torch.cuda.is_available():
+        cfg = TrainConfig(data=str(synth_data), model=str(tiny_vlm), out=str(tmp_path / "q"), load_in_4bit=True)
+        with pytest.raises(RuntimeFailure, match="needs a CUDA device"):
+            train(cfg)
+
+
+def test_shipped_model_answers_yes_or_no_with_a_failgen_explanation(synth_data):
+    from toolkit.aha import DEFAULT_MODEL
+
+    vlm = load_vlm(DEFAULT_MODEL, device="cpu")
+    sample = sample_from_image(load_samples(synth_data)[0].image, "pick up the red cube")
+    verdict = next(detect_local(vlm, [sample], "shipped", max_new_tokens=40))
+    assert verdict["label"] in ("Yes", "No")
+    if verdict["label"] == "No":
+        assert verdict["explanation"] and "robot" in verdict["explanation"]

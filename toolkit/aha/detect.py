@@ -1,0 +1,70 @@
+"""Judging sub-task grids: a local VLM (generate) or an OpenAI-compatible VLM server.
+
+Each judged sample becomes an `aha.verdict` record carrying the sample's ids, the
+verdict (success yes/no), the explanation, the raw text and the reference answer when
+the sample had one (so `reason aha eval` can score verdicts on their own).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from toolkit.aha.prompt import YES, split_answer
+from toolkit.aha.samples import Sample
+from toolkit.aha.vlm import VLM, load_image
+from toolkit.core.records import make_record
+
+VERDICT_TYPE = "aha.verdict"
+
+
+def make_verdict(sample: Sample, raw: str, source: str) -> dict[str, Any]:
+    label, explanation = split_answer(raw)
+    return make_record(VERDICT_TYPE, 1, **sample.meta(), success=None if label is None else label == YES,
+                       label=label, explanation=explanation, raw=raw,
+                       reference=sample.answer or None, model=source)
+
+
+def detect_local(vlm: VLM, samples: Iterable[Sample], source: str, batch_size: int = 8,
+                 max_new_tokens: int = 48) -> Iterator[dict[str, Any]]:
+    chunk: list[Sample] = []
+
+    def flush():
+        images = [load_image(s.image, where=s.sample_id) for s in chunk]
+        texts = vlm.generate(images, [s.question for s in chunk], max_new_tokens=max_new_tokens)
+        return [make_verdict(s, t, source) for s, t in zip(chunk, texts, strict=True)]
+
+    for sample in samples:
+        chunk.append(sample)
+        if len(chunk) == batch_size:
+            yield from flush()
+            chunk = []
+    if chunk:
+        yield from flush()
+
+
+def image_data_url(path: str | Path, where: str = "") -> str:
+    """The image as a data:image/png;base64 URL (re-encoded to PNG after checking it decodes)."""
+    return pil_data_url(load_image(path, where=where))
+
+
+def pil_data_url(image) -> str:
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def vlm_messages(sample: Sample) -> list[dict[str, Any]]:
+    url = image_data_url(sample.image, where=sample.sample_id)
+    return [{"role": "user", "content": [{"type": "text", "text": sample.question},
+                                         {"type": "image_url", "image_url": {"url": url}}]}]
+
+
+def detect_llm(llm, samples: Iterable[Sample], max_new_tokens: int = 128) -> Iterator[dict[str, Any]]:
+    """The in-context baseline: the same question and grid sent to a chat VLM."""
+    for sample in samples:
+        completion = llm.complete(vlm_messages(sample), n=1, temperature=0.0, max_tokens=max_new_tokens)
+        yield make_verdict(sample, completion.text.strip(), llm.name)

@@ -1,0 +1,113 @@
+"""`reason aha eval`: score verdicts against reference answers, overall / per task / per mode."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkit.aha.detect import VERDICT_TYPE
+from toolkit.aha.metrics import Embedder, binary_score, cosine_scores, fuzzy_score, rouge_l_score
+from toolkit.aha.samples import load_samples
+from toolkit.core.errors import InputError
+from toolkit.core.records import BadLines, read_records
+
+METRICS = ("binary", "rouge_l", "cosine", "fuzzy")
+
+
+@dataclass
+class Row:
+    sample_id: str
+    task: str
+    mode: str
+    question: str
+    pred: str
+    ref: str
+
+
+def join_rows(pred_path: str | Path, gold_path: str | Path | None = None, *, skip_bad: bool = False,
+              bad: BadLines | None = None) -> list[Row]:
+    """Verdicts joined with their references (from --gold samples, else the verdicts' 'reference')."""
+    gold = None
+    if gold_path is not None:
+        gold = {s.sample_id: s for s in load_samples(gold_path)}
+    rows: list[Row] = []
+    seen: set[str] = set()
+    name = "<stdin>" if str(pred_path) == "-" else str(pred_path)
+    for n, rec in enumerate(read_records(pred_path, types={VERDICT_TYPE}, required=("sample_id", "raw"),
+                                         skip_bad=skip_bad, bad=bad), start=1):
+        sid = str(rec["sample_id"])
+        if sid in seen:
+            raise InputError(f"{name}: verdict {n}: duplicate sample_id '{sid}'")
+        seen.add(sid)
+        if gold is not None:
+            if sid not in gold:
+                raise InputError(f"{name}: verdict {n}: sample_id '{sid}' is not in {gold_path}")
+            s = gold[sid]
+            rows.append(Row(sid, s.task or str(rec.get("task", "")), s.mode or str(rec.get("mode", "")),
+                            s.question, str(rec["raw"]), s.answer))
+        else:
+            if not rec.get("reference"):
+                raise InputError(f"{name}: verdict {n}: field 'reference' missing (pass --gold SAMPLES)")
+            rows.append(Row(sid, str(rec.get("task", "")), str(rec.get("mode", "")), str(rec.get("subtask", "")),
+                            str(rec["raw"]), str(rec["reference"])))
+    if gold is not None:
+        missing = [sid for sid in gold if sid not in seen]
+        if missing:
+            raise InputError(f"{gold_path}: {len(missing)} sample(s) have no verdict in {name} "
+                             f"(first: '{missing[0]}')")
+    if not rows:
+        raise InputError(f"{name}: no aha.verdict records")
+    return rows
+
+
+def score_rows(rows: list[Row], embed: Embedder | None = None, judge=None) -> list[dict[str, float | None]]:
+    scores = [{"binary": binary_score(r.pred, r.ref), "rouge_l": rouge_l_score(r.pred, r.ref),
+               "cosine": None, "fuzzy": None} for r in rows]
+    if embed is not None:
+        for s, c in zip(scores, cosine_scores([r.pred for r in rows], [r.ref for r in rows], embed), strict=True):
+            s["cosine"] = c
+    if judge is not None:
+        for s, r in zip(scores, rows, strict=True):
+            s["fuzzy"] = fuzzy_score(judge, r.question, r.pred, r.ref)
+    return scores
+
+
+def _mean(values: list[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def aggregate(rows: list[Row], scores: list[dict[str, float | None]]) -> dict[str, Any]:
+    """{'overall': {...}, 'by_task': {task: {...}}, 'by_mode': {mode: {...}}}; each with n and metric means."""
+    def summarize(idx: list[int]) -> dict[str, Any]:
+        out: dict[str, Any] = {"n": len(idx)}
+        for m in METRICS:
+            out[m] = _mean([scores[i][m] for i in idx])
+        return out
+
+    groups: dict[str, dict[str, list[int]]] = {"by_task": defaultdict(list), "by_mode": defaultdict(list)}
+    for i, r in enumerate(rows):
+        groups["by_task"][r.task or "-"].append(i)
+        groups["by_mode"][r.mode or "-"].append(i)
+    return {"overall": summarize(list(range(len(rows)))),
+            **{g: {k: summarize(v) for k, v in sorted(d.items())} for g, d in groups.items()}}
+
+
+def show_tables(result: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from toolkit.core import console
+
+    def fmt(v):
+        return "-" if v is None else f"{v:.3f}"
+
+    for title, group in (("overall", {"all": result["overall"]}), ("per task", result["by_task"]),
+                         ("per mode", result["by_mode"])):
+        table = Table(title=f"AHA eval {title}")
+        for col in ("group", "n", "binary", "ROUGE-L", "cosine", "fuzzy"):
+            table.add_column(col, justify="left" if col == "group" else "right")
+        for name, s in group.items():
+            table.add_row(name, str(s["n"]), *(fmt(s[m]) for m in METRICS))
+        console.console.print(table)

@@ -1,0 +1,152 @@
+"""Reading `aha.sample` records (or LLaVA conversation JSON) and splitting them by episode."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkit.aha.prompt import make_question, split_answer
+from toolkit.core.errors import InputError
+from toolkit.core.records import BadLines, read_records
+
+SAMPLE_TYPE = "aha.sample"
+REQUIRED = ("sample_id", "image", "question", "answer")
+
+
+@dataclass
+class Sample:
+    sample_id: str
+    image: Path
+    question: str
+    answer: str
+    episode_id: str = ""
+    task: str = ""
+    mode: str = ""
+    subtask: str = ""
+    subtask_index: int = -1
+    label: str = ""
+    explanation: str = ""
+
+    @classmethod
+    def from_record(cls, rec: dict[str, Any], base: Path, where: str) -> Sample:
+        for field in REQUIRED:
+            if field not in rec:
+                raise InputError(f"{where}: missing field '{field}'")
+        label, explanation = split_answer(str(rec["answer"]))
+        sample_id = str(rec["sample_id"])
+        return cls(
+            sample_id=sample_id,
+            image=resolve_image(rec, base, where),
+            question=str(rec["question"]),
+            answer=str(rec["answer"]),
+            episode_id=str(rec.get("episode_id") or sample_id.rsplit("/", 1)[0]),
+            task=str(rec.get("task", "")),
+            mode=str(rec.get("mode", "")),
+            subtask=str(rec.get("subtask", "")),
+            subtask_index=int(rec.get("subtask_index", -1)),
+            label=str(rec.get("label") or label or ""),
+            explanation=str(rec.get("explanation", explanation)),
+        )
+
+    def meta(self) -> dict[str, Any]:
+        """The fields a verdict carries over from its sample."""
+        return {"sample_id": self.sample_id, "episode_id": self.episode_id, "task": self.task,
+                "mode": self.mode, "subtask_index": self.subtask_index, "subtask": self.subtask}
+
+
+def resolve_image(rec: dict[str, Any], base: Path, where: str) -> Path:
+    """`dir`/image when it exists, else the image relative to the file that was read."""
+    rel = Path(str(rec["image"]))
+    candidates = []
+    if rel.is_absolute():
+        candidates.append(rel)
+    else:
+        if rec.get("dir"):
+            candidates.append(Path(str(rec["dir"])) / rel)
+        candidates.append(base / rel)
+    for cand in candidates:
+        if cand.is_file():
+            return cand
+    raise InputError(f"{where}: field 'image': no such file {candidates[-1]}")
+
+
+def load_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | None = None) -> list[Sample]:
+    """Samples from an aha.sample JSONL file ('-' = stdin) or a LLaVA conversation JSON list."""
+    bad = bad if bad is not None else BadLines()
+    p = Path(path)
+    base = Path.cwd() if str(path) == "-" else p.resolve().parent
+    if str(path) != "-" and p.suffix == ".json":
+        return _load_llava(p, base, skip_bad, bad)
+    name = "<stdin>" if str(path) == "-" else str(p)
+    out: list[Sample] = []
+    lineno = 0
+    for rec in read_records(path, skip_bad=skip_bad, bad=bad):
+        lineno += 1
+        if rec.get("type") != SAMPLE_TYPE:
+            continue  # failgen streams episodes and samples interleaved
+        where = f"{name}: record {rec.get('sample_id', lineno)}"
+        try:
+            out.append(Sample.from_record(rec, base, where))
+        except InputError as exc:
+            if not skip_bad:
+                raise
+            bad.add(str(exc))
+    if not out and not bad.count:
+        raise InputError(f"{name}: no aha.sample records found")
+    return out
+
+
+def _load_llava(p: Path, base: Path, skip_bad: bool, bad: BadLines) -> list[Sample]:
+    try:
+        items = json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{p}: not LLaVA conversation JSON ({exc})") from None
+    if not isinstance(items, list):
+        raise InputError(f"{p}: expected a JSON list of LLaVA conversations")
+    out = []
+    for i, item in enumerate(items):
+        where = f"{p}: item {i}"
+        try:
+            conv = item["conversations"]
+            human = next(c["value"] for c in conv if c["from"] == "human")
+            gpt = next(c["value"] for c in conv if c["from"] == "gpt")
+            rec = {"sample_id": item["id"], "image": item["image"],
+                   "question": human.replace("<image>", "").strip(), "answer": gpt}
+            out.append(Sample.from_record(rec, base, where))
+        except (KeyError, TypeError, StopIteration):
+            msg = f"{where}: expected id, image and human/gpt conversations"
+            if not skip_bad:
+                raise InputError(msg) from None
+            bad.add(msg)
+        except InputError as exc:
+            if not skip_bad:
+                raise
+            bad.add(str(exc))
+    return out
+
+
+def sample_from_image(image: Path, subtask: str) -> Sample:
+    if not Path(image).is_file():
+        raise InputError(f"--image {image}: no such file")
+    return Sample(sample_id=f"{Path(image).name}", image=Path(image), question=make_question(subtask), answer="",
+                  subtask=subtask)
+
+
+def split_by_episode(samples: list[Sample], val_frac: float, seed: int,
+                     holdout_tasks: set[str] | None = None) -> tuple[list[Sample], list[Sample], list[Sample]]:
+    """(train, validation, held_out): whole episodes go to one side; held-out tasks leave both."""
+    holdout_tasks = holdout_tasks or set()
+    held = [s for s in samples if s.task in holdout_tasks]
+    rest = [s for s in samples if s.task not in holdout_tasks]
+    episodes = sorted({s.episode_id for s in rest})
+    random.Random(seed).shuffle(episodes)
+    n_val = int(round(len(episodes) * val_frac))
+    if val_frac > 0 and n_val == 0 and len(episodes) > 1:
+        n_val = 1
+    val_eps = set(episodes[:n_val])
+    train = [s for s in rest if s.episode_id not in val_eps]
+    val = [s for s in rest if s.episode_id in val_eps]
+    return train, val, held

@@ -1,0 +1,280 @@
+"""Fine-tuning a local VLM on AHA samples: LoRA (peft), full, or QLoRA on CUDA.
+
+The loss covers the answer tokens only. Whole episodes go to train or validation, and
+`holdout_tasks` are left out of both. A checkpoint (trainable weights, optimizer, step)
+is written every `save_every` steps and at the end of each epoch, so `resume` continues
+an interrupted run exactly. Runs as is under `accelerate launch` (batches are sharded
+over processes).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolkit.aha.samples import Sample, load_samples, split_by_episode
+from toolkit.aha.vlm import VLM, load_image, load_vlm
+from toolkit.core import console
+from toolkit.core.errors import InputError, RuntimeFailure
+from toolkit.core.records import RecordWriter, make_record
+
+CKPT = "checkpoint"
+
+
+@dataclass
+class TrainConfig:
+    data: str
+    model: str
+    out: str
+    full: bool = False
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.0
+    lora_targets: list[str] = field(default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj"])
+    load_in_4bit: bool = False
+    epochs: float = 1.0
+    lr: float = 2e-4
+    batch_size: int = 8
+    seed: int = 0
+    val_frac: float = 0.1
+    holdout_tasks: list[str] = field(default_factory=list)
+    save_every: int = 200
+    max_steps: int | None = None
+    warmup: int = 20
+    verdict_weight: float = 1.0
+    device: str = "auto"
+
+
+def encode_sample(vlm: VLM, sample: Sample, with_answer: bool = True) -> dict[str, Any]:
+    """Processor tensors for one sample with labels masking everything but the answer."""
+    tok = vlm.tokenizer
+    image = load_image(sample.image, where=sample.sample_id)
+    prompt = vlm.prompt(sample.question)
+    text = f"{prompt} {sample.answer}{tok.eos_token or ''}" if with_answer else prompt
+    full = vlm.processor(images=[image], text=[text], return_tensors="pt")
+    n_prompt = vlm.processor(images=[image], text=[prompt], return_tensors="pt")["input_ids"].shape[1]
+    item = {k: v[0] if k in ("input_ids", "attention_mask") else v for k, v in full.items()}
+    labels = item["input_ids"].clone()
+    labels[:n_prompt] = -100
+    item["labels"] = labels
+    return item
+
+
+def collate(items: list[dict[str, Any]], pad_id: int) -> dict[str, Any]:
+    """Right-pad token tensors; concatenate image tensors along the first axis."""
+    import torch
+
+    width = max(int(it["input_ids"].shape[0]) for it in items)
+    out: dict[str, Any] = {}
+    for key, fill in (("input_ids", pad_id), ("attention_mask", 0), ("labels", -100)):
+        rows = []
+        for it in items:
+            t = it[key]
+            rows.append(torch.cat([t, torch.full((width - t.shape[0],), fill, dtype=t.dtype)]))
+        out[key] = torch.stack(rows)
+    for key in items[0]:
+        if key not in out:
+            out[key] = torch.cat([it[key] for it in items], dim=0)
+    return out
+
+
+def _prepare_model(vlm: VLM, cfg: TrainConfig):
+    model = vlm.model
+    if cfg.full:
+        for p in model.parameters():
+            p.requires_grad_(True)
+        return model
+    from peft import LoraConfig, get_peft_model
+
+    if cfg.load_in_4bit:
+        from peft import prepare_model_for_kbit_training
+
+        model = prepare_model_for_kbit_training(model)
+    lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
+                      target_modules=list(cfg.lora_targets), bias="none")
+    try:
+        return get_peft_model(model, lora)
+    except ValueError as exc:
+        raise InputError(f"--lora-targets {','.join(cfg.lora_targets)}: {str(exc).splitlines()[0]}") from None
+
+
+def answer_loss(model, batch: dict[str, Any], verdict_weight: float = 1.0):
+    """Token cross-entropy over the answer; the first answer token (the Yes/No verdict) weighs
+    `verdict_weight` times the others, so the binary decision is not drowned by the explanation."""
+    import torch.nn.functional as F
+
+    if verdict_weight == 1.0:
+        return model(**batch).loss
+    labels = batch["labels"]
+    logits = model(**{k: v for k, v in batch.items() if k != "labels"}).logits[:, :-1].float()
+    target = labels[:, 1:]
+    mask = target != -100
+    ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.clamp(min=0).reshape(-1),
+                         reduction="none").view_as(target)
+    weights = mask.float()
+    first = mask.int().argmax(dim=1)
+    rows = mask.any(dim=1).nonzero().squeeze(1)
+    weights[rows, first[rows]] = verdict_weight
+    return (ce * weights).sum() / weights.sum().clamp(min=1.0)
+
+
+def _trainable_state(model) -> dict[str, Any]:
+    return {n: p.detach().cpu().clone() for n, p in model.named_parameters() if p.requires_grad}
+
+
+def _batches(n: int, batch_size: int, seed: int, epoch: int) -> list[list[int]]:
+    order = list(range(n))
+    random.Random(seed * 1000003 + epoch).shuffle(order)
+    return [order[i:i + batch_size] for i in range(0, n, batch_size)]
+
+
+def evaluate_loss(model, items: list[dict[str, Any]], pad_id: int, batch_size: int, device) -> float | None:
+    import torch
+
+    if not items:
+        return None
+    was_training = model.training
+    model.eval()
+    total, count = 0.0, 0
+    with torch.no_grad():
+        for i in range(0, len(items), batch_size):
+            chunk = items[i:i + batch_size]
+            batch = {k: v.to(device) for k, v in collate(chunk, pad_id).items()}
+            loss = model(**batch).loss
+            n = int((batch["labels"][:, 1:] != -100).sum())
+            total += float(loss) * n
+            count += n
+    model.train(was_training)
+    return total / max(count, 1)
+
+
+def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = None) -> dict[str, Any]:
+    """Run training; returns the summary (also written to OUT/train_summary.json)."""
+    import torch
+    from accelerate import Accelerator
+
+    from toolkit.core.models import seed_everything
+
+    out = Path(cfg.out)
+    ckpt = out / CKPT
+    if not resume and (ckpt / "state.pt").exists():
+        raise InputError(f"{out}: already holds a training run; pass --resume to continue it or pick another --out")
+    seed_everything(cfg.seed)
+    samples = load_samples(cfg.data)
+    train_s, val_s, held = split_by_episode(samples, cfg.val_frac, cfg.seed, set(cfg.holdout_tasks))
+    if not train_s:
+        raise InputError(f"{cfg.data}: no training samples left after the split/hold-out")
+    vlm = load_vlm(cfg.model, device="cpu" if cfg.device == "cpu" else cfg.device,
+                   load_in_4bit=cfg.load_in_4bit, trainable=True)
+    pad_id = vlm.tokenizer.pad_token_id if vlm.tokenizer.pad_token_id is not None else 0
+    vlm.tokenizer.padding_side = "right"
+    console.info(f"encoding {len(train_s)} train / {len(val_s)} validation samples "
+                 f"({len({s.episode_id for s in train_s})} / {len({s.episode_id for s in val_s})} episodes; "
+                 f"held out {len(held)} samples of tasks {sorted(set(cfg.holdout_tasks)) or '-'})")
+    train_items = [encode_sample(vlm, s) for s in train_s]
+    val_items = [encode_sample(vlm, s) for s in val_s]
+    model = _prepare_model(vlm, cfg)
+    params = [p for p in model.parameters() if p.requires_grad]
+    n_trainable = sum(p.numel() for p in params)
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
+    accelerator = Accelerator(cpu=vlm.device == "cpu")
+    model, optimizer = accelerator.prepare(model, optimizer)
+    per_epoch = math.ceil(len(train_items) / cfg.batch_size)
+    scheduled = int(math.ceil(per_epoch * cfg.epochs))  # the LR schedule spans --epochs ...
+    total = scheduled if cfg.max_steps is None else min(scheduled, cfg.max_steps)  # ... --max-steps only stops
+
+    def lr_at(step: int) -> float:
+        if step < cfg.warmup:
+            return cfg.lr * (step + 1) / cfg.warmup
+        frac = (step - cfg.warmup) / max(1, scheduled - cfg.warmup)
+        return cfg.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
+
+    step, history = 0, []
+    if resume and (ckpt / "state.pt").exists():
+        state = torch.load(ckpt / "state.pt", map_location="cpu", weights_only=False)
+        if state["config"] != _comparable(cfg):
+            raise InputError(f"{ckpt}: --resume with different training options than the interrupted run")
+        unwrapped = accelerator.unwrap_model(model)
+        missing = unwrapped.load_state_dict(state["weights"], strict=False)
+        if missing.unexpected_keys:
+            raise RuntimeFailure(f"{ckpt}: checkpoint does not match the model ({missing.unexpected_keys[0]})")
+        optimizer.load_state_dict(state["optimizer"])
+        step, history = int(state["step"]), list(state["history"])
+        torch.set_rng_state(state["torch_rng"])
+        console.info(f"resuming at step {step}/{total}")
+    log = RecordWriter(out / "train_log.jsonl", append=resume)
+    model.train()
+    rank, world = accelerator.process_index, accelerator.num_processes
+    with console.progress_bar(total, "training") as advance:
+        advance(step)
+        while step < total:
+            epoch, index = divmod(step, per_epoch)
+            batches = _batches(len(train_items), cfg.batch_size, cfg.seed, epoch)
+            idx = batches[index]
+            shard = idx[rank::world] or idx
+            batch = {k: v.to(accelerator.device) for k, v in collate([train_items[i] for i in shard], pad_id).items()}
+            for group in optimizer.param_groups:
+                group["lr"] = lr_at(step)
+            loss = answer_loss(model, batch, cfg.verdict_weight)
+            accelerator.backward(loss)
+            accelerator.clip_grad_norm_(params, 1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+            history.append(round(float(loss.detach()), 5))
+            advance()
+            end_of_epoch = step % per_epoch == 0 or step == total
+            record = {"step": step, "epoch": round(step / per_epoch, 3), "loss": history[-1], "lr": lr_at(step - 1)}
+            if end_of_epoch:
+                record["val_loss"] = evaluate_loss(model, val_items, pad_id, cfg.batch_size, accelerator.device)
+            if step % 10 == 0 or end_of_epoch:
+                log.write(make_record("aha.train_log", **record))
+                if writer is not None and end_of_epoch:
+                    writer.write(make_record("aha.train_log", **record))
+            if accelerator.is_main_process and (step % cfg.save_every == 0 or end_of_epoch):
+                _save_checkpoint(ckpt, accelerator.unwrap_model(model), optimizer, step, history, cfg)
+    log.close()
+    val_loss = evaluate_loss(model, val_items, pad_id, cfg.batch_size, accelerator.device)
+    summary = {"out": str(out), "mode": "full" if cfg.full else ("qlora" if cfg.load_in_4bit else "lora"),
+               "steps": step, "epochs": round(step / per_epoch, 3), "train_samples": len(train_items),
+               "val_samples": len(val_items), "held_out_samples": len(held), "trainable_params": n_trainable,
+               "first_loss": history[0] if history else None,
+               "last_loss": sum(history[-10:]) / max(1, len(history[-10:])) if history else None,
+               "val_loss": val_loss, "val_episodes": sorted({s.episode_id for s in val_s}),
+               "holdout_tasks": sorted(cfg.holdout_tasks), "config": asdict(cfg)}
+    if accelerator.is_main_process:
+        _save_final(accelerator.unwrap_model(model), vlm, cfg, out)
+        (out / "train_summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    return summary
+
+
+def _comparable(cfg: TrainConfig) -> dict[str, Any]:
+    """Options that must not change across --resume (--max-steps may: it only says where to stop)."""
+    d = asdict(cfg)
+    for key in ("save_every", "device", "max_steps"):
+        d.pop(key, None)
+    return d
+
+
+def _save_checkpoint(ckpt: Path, model, optimizer, step: int, history: list[float], cfg: TrainConfig) -> None:
+    import torch
+
+    ckpt.mkdir(parents=True, exist_ok=True)
+    tmp = ckpt / "state.pt.tmp"
+    torch.save({"weights": _trainable_state(model), "optimizer": optimizer.state_dict(), "step": step,
+                "history": history, "config": _comparable(cfg), "torch_rng": torch.get_rng_state()}, tmp)
+    tmp.replace(ckpt / "state.pt")
+
+
+def _save_final(model, vlm: VLM, cfg: TrainConfig, out: Path) -> None:
+    model.save_pretrained(out)
+    if cfg.full:
+        vlm.processor.save_pretrained(out)
+        spec = Path(cfg.model) / "tiny_spec.json"
+        if spec.is_file():
+            shutil.copy(spec, out / "tiny_spec.json")
