@@ -99,3 +99,21 @@ def test_real_scoring_on_a_tiny_model(task_model_dir):
     res = score_heads(model, "r2", lengths=(96,), depths=(0.5,), trials=2, seed=1)
     assert res.scores.shape == (2, 4) and res.trials == 2
     assert np.all(res.scores >= 0)
+
+
+def test_unwritable_score_file_and_too_many_masked_heads_are_input_errors(tmp_path):
+    from toolkit.core.errors import InputError
+    from toolkit.kvcompress.evaluate import mask_experiment
+    from toolkit.kvcompress.scoring import HeadScores, check_writable, save_scores
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    res = HeadScores("r2", np.array([[0.0, 0.5], [0.05, 0.2]]), 4, 3, [64], [0.5])
+    with pytest.raises(InputError, match="cannot write"):
+        check_writable(blocker / "s.json")
+    with pytest.raises(InputError, match="cannot write"):
+        save_scores(res, blocker / "s.json")
+    assert blocker.read_text() == "x"
+    check_writable(tmp_path / "new" / "s.json")  # a missing folder is made, not an error
+    with pytest.raises(InputError, match=r"--k 3: expected 1\.\.2 \(the model has 4 heads"):
+        mask_experiment(None, res.scores, [], ks=[1, 3])
