@@ -21,9 +21,15 @@ BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Prompts per 
 
 
 def _load(model: Path, device: str):
+    from toolkit.core.errors import InputError
     from toolkit.core.models import load_causal_lm
 
-    return load_causal_lm(model, device=device)
+    try:
+        return load_causal_lm(model, device=device)
+    except Exception as exc:  # a corrupted weights file raises safetensors' own error type
+        if type(exc).__name__ != "SafetensorError":
+            raise
+        raise InputError(f"{model}: corrupted weights ({str(exc).splitlines()[0]})") from None
 
 
 def _task_list(task: str) -> list[str]:

@@ -117,3 +117,18 @@ def test_unwritable_score_file_and_too_many_masked_heads_are_input_errors(tmp_pa
     check_writable(tmp_path / "new" / "s.json")  # a missing folder is made, not an error
     with pytest.raises(InputError, match=r"--k 3: expected 1\.\.2 \(the model has 4 heads"):
         mask_experiment(None, res.scores, [], ks=[1, 3])
+
+
+def test_corrupted_weights_are_a_one_line_input_error(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from toolkit.core.errors import InputError
+    from toolkit.kvcompress.loading import load_model
+
+    src = Path(__file__).resolve().parents[2] / "assets" / "kvcompress" / "model"
+    bad = tmp_path / "model"
+    shutil.copytree(src, bad)
+    (bad / "model.safetensors").write_bytes(b"garbage")
+    with pytest.raises(InputError, match="model: corrupted weights"):
+        load_model(bad)
