@@ -170,15 +170,16 @@ def show(
     """
     from toolkit.core.errors import InputError
     from toolkit.core.records import BadLines, read_records
-    from toolkit.swe_search.render import render_tree
+    from toolkit.swe_search.render import render_tree, tree_problem
 
     bad = BadLines()
     shown = 0
     for rec in read_records(tree, skip_bad=skip_bad, bad=bad):
         if rec.get("type") != "swe.tree" or (instance and rec.get("instance_id") != instance):
             continue
-        if not isinstance(rec.get("nodes"), list) or not rec["nodes"]:
-            raise InputError(f"{tree}: swe.tree record for {rec.get('instance_id')} has no field 'nodes'")
+        problem = tree_problem(rec)
+        if problem:
+            raise InputError(f"{tree}: swe.tree record for {rec.get('instance_id')}: {problem}")
         render_tree(rec, width=width, details=details)
         shown += 1
     if not shown:
