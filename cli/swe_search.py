@@ -134,7 +134,8 @@ def run(
              "model_name": model_name} for t in todo]
     resolved = total = 0
     writer = _LazyWriter(out, resume)
-    tree_writer = _LazyWriter(trees, resume) if trees else writer
+    same = trees is not None and out is not None and Path(trees).resolve() == Path(out).resolve()
+    tree_writer = _LazyWriter(trees, resume) if trees and not same else writer  # one handle per file
     try:
         for prediction, tree in iter_jobs(solve_job, jobs, workers=workers, ray_address=ray,
                                           description="instances"):
