@@ -132,3 +132,22 @@ def test_corrupted_weights_are_a_one_line_input_error(tmp_path):
     (bad / "model.safetensors").write_bytes(b"garbage")
     with pytest.raises(InputError, match="model: corrupted weights"):
         load_model(bad)
+
+
+def test_non_numeric_scores_and_shape_mismatch_are_input_errors(tmp_path):
+    from types import SimpleNamespace
+
+    from toolkit.core.errors import InputError
+    from toolkit.kvcompress.evaluate import mask_experiment
+    from toolkit.kvcompress.scoring import load_scores
+
+    bad = tmp_path / "s.json"
+    bad.write_text(json.dumps({"scores": "x"}))
+    with pytest.raises(InputError, match=r"field 'scores' must be a \(layers, heads\) matrix"):
+        load_scores(bad)
+    bad.write_text(json.dumps({"scores": [[0.1, "a"]]}))
+    with pytest.raises(InputError, match="field 'scores'"):
+        load_scores(bad)
+    model = SimpleNamespace(config=SimpleNamespace(num_hidden_layers=4, num_attention_heads=6))
+    with pytest.raises(InputError, match=r"head scores have shape \(1, 2\), model has \(4, 6\)"):
+        mask_experiment(model, np.zeros((1, 2)), [], ks=[1])

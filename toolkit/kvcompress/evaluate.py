@@ -87,6 +87,10 @@ def mask_experiment(model, scores: np.ndarray, examples: list[Example], ks=(1, 2
 
     rng = np.random.default_rng(seed)
     n_layers, n_heads = scores.shape
+    cfg = getattr(model, "config", None)
+    if cfg is not None and (cfg.num_hidden_layers, cfg.num_attention_heads) != scores.shape:
+        raise InputError(f"head scores have shape {scores.shape}, model has "
+                         f"{(cfg.num_hidden_layers, cfg.num_attention_heads)}")
     for k in ks:
         if not 1 <= k <= scores.size // 2:
             raise InputError(f"--k {k}: expected 1..{scores.size // 2} (the model has {scores.size} heads; "

@@ -217,7 +217,10 @@ def load_scores(path: str | Path) -> dict:
         raise InputError(f"{p}: not a JSON head-score file ({exc})") from None
     if not isinstance(data, dict) or "scores" not in data:
         raise InputError(f"{p}: missing field 'scores'")
-    scores = np.asarray(data["scores"], dtype=np.float64)
+    try:
+        scores = np.asarray(data["scores"], dtype=np.float64)
+    except (TypeError, ValueError):
+        scores = np.zeros(0)
     if scores.ndim != 2:
         raise InputError(f"{p}: field 'scores' must be a (layers, heads) matrix")
     data["scores"] = scores
