@@ -89,10 +89,11 @@ def score(
     from toolkit.core.errors import InputError
     from toolkit.core.records import dumps, make_record
     from toolkit.kvcompress.loading import load_model, parse_floats, parse_ints
-    from toolkit.kvcompress.scoring import save_scores, score_heads
+    from toolkit.kvcompress.scoring import check_writable, save_scores, score_heads
 
     if method not in ("retrieval", "r2"):
         raise InputError(f"--method {method}: expected retrieval or r2")
+    check_writable(out or Path(f"scores-{method}.json"))
     model_dir = model or _default_model()
     lm, _ = load_model(model_dir, "eager", device)
     result = score_heads(lm, method, parse_ints(lengths, "--lengths"), parse_floats(depths, "--depths"),

@@ -22,9 +22,15 @@ BatchOpt = Annotated[int, typer.Option("--batch-size", min=1, help="Prompts per 
 
 
 def _load(model: Path, device: str):
+    from toolkit.core.errors import InputError
     from toolkit.core.models import load_causal_lm
 
-    return load_causal_lm(model, device=device)
+    try:
+        return load_causal_lm(model, device=device)
+    except Exception as exc:  # a corrupted weights file raises safetensors' own error type
+        if type(exc).__name__ != "SafetensorError":
+            raise
+        raise InputError(f"{model}: corrupted weights ({str(exc).splitlines()[0]})") from None
 
 
 def _task_list(task: str) -> list[str]:
@@ -205,6 +211,10 @@ def sweep(
 
     s = seed_or_global(seed)
     grid = parse_alphas(alphas)
+    if plot is not None:
+        from toolkit.steer.plot import check_plot_path
+
+        check_plot_path(plot)
     vec = load_vector(vector)
     tried = parse_layers(layers, max(vec.layers) + 1) if layers else vec.layers
     vec = vec.only(tried)

@@ -28,6 +28,31 @@ app = typer.Typer(help="SWE-Search: MCTS with a value agent and a debate over a 
                   no_args_is_help=True)
 
 
+class _LazyWriter:
+    """Opens (and so truncates) its file only at the first record, so a run that fails before
+    producing anything leaves an existing output file as it was. Writability is checked at once."""
+
+    def __init__(self, out: Path | None, append: bool) -> None:
+        self.out, self.append, self.writer = out, append, None
+        if out is not None and str(out) != "-":
+            from toolkit.core.records import RecordWriter
+
+            RecordWriter(out, append=True).close()  # creates or appends nothing: never truncates
+
+    def write(self, record: dict) -> None:
+        if self.writer is None:
+            self.writer = open_writer(self.out, self.append)
+        self.writer.write(record)
+
+    def finish(self) -> None:
+        if self.writer is None:
+            self.writer = open_writer(self.out, self.append)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
 def _terminate(signum, frame):  # so temporary clones are removed on SIGTERM too
     sys.exit(128 + signum)
 
@@ -80,7 +105,7 @@ def run(
     from toolkit.core.errors import InputError
     from toolkit.core.extras import require
     from toolkit.core.parallel import iter_jobs
-    from toolkit.core.records import BadLines, RecordWriter, existing_keys
+    from toolkit.core.records import BadLines, existing_keys
 
     require("swe")
     from toolkit.swe_search.instances import load_instances
@@ -109,20 +134,24 @@ def run(
     jobs = [{"instance": t.to_job(), "options": options, "llm": llm_uri, "record": str(record) if record else None,
              "model_name": model_name} for t in todo]
     resolved = total = 0
-    with open_writer(out, resume) as writer:
-        tree_writer = RecordWriter(trees, append=resume) if trees else writer
-        try:
-            for prediction, tree in iter_jobs(solve_job, jobs, workers=workers, ray_address=ray,
-                                              description="instances"):
-                writer.write(prediction)
-                tree_writer.write(tree)
-                total += 1
-                resolved += bool(prediction["resolved"])
-                console.info(f"{prediction['instance_id']}: resolved={prediction['resolved']} "
-                             f"expansions={prediction['expansions']} chosen_by={prediction['chosen_by']}")
-        finally:
-            if tree_writer is not writer:
-                tree_writer.close()
+    writer = _LazyWriter(out, resume)
+    same = trees is not None and out is not None and Path(trees).resolve() == Path(out).resolve()
+    tree_writer = _LazyWriter(trees, resume) if trees and not same else writer  # one handle per file
+    try:
+        for prediction, tree in iter_jobs(solve_job, jobs, workers=workers, ray_address=ray,
+                                          description="instances"):
+            writer.write(prediction)
+            tree_writer.write(tree)
+            total += 1
+            resolved += bool(prediction["resolved"])
+            console.info(f"{prediction['instance_id']}: resolved={prediction['resolved']} "
+                         f"expansions={prediction['expansions']} chosen_by={prediction['chosen_by']}")
+        for w in (writer, tree_writer):
+            w.finish()  # a finished run with nothing new still replaces the old output
+    finally:
+        writer.close()
+        if tree_writer is not writer:
+            tree_writer.close()
     agent = "LLM " + llm_uri.split(":", 1)[0] if llm_uri else "offline"
     console.info(f"{strategy} ({agent} agent): resolved {resolved}/{total}")
     report_bad(bad)
@@ -143,15 +172,16 @@ def show(
     """
     from toolkit.core.errors import InputError
     from toolkit.core.records import BadLines, read_records
-    from toolkit.swe_search.render import render_tree
+    from toolkit.swe_search.render import render_tree, tree_problem
 
     bad = BadLines()
     shown = 0
     for rec in read_records(tree, skip_bad=skip_bad, bad=bad):
         if rec.get("type") != "swe.tree" or (instance and rec.get("instance_id") != instance):
             continue
-        if not isinstance(rec.get("nodes"), list) or not rec["nodes"]:
-            raise InputError(f"{tree}: swe.tree record for {rec.get('instance_id')} has no field 'nodes'")
+        problem = tree_problem(rec)
+        if problem:
+            raise InputError(f"{tree}: swe.tree record for {rec.get('instance_id')}: {problem}")
         render_tree(rec, width=width, details=details)
         shown += 1
     if not shown:

@@ -114,3 +114,16 @@ def test_help_has_examples(reason):
     for cmd in ("tasks", "derive", "apply", "sweep", "export", "import", "train"):
         r = reason("steer", cmd, "--help")
         assert r.returncode == 0 and "Example:" in r.stdout, cmd
+
+
+def test_corrupted_model_weights_one_line(reason, tmp_path):
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "assets" / "steer" / "model"
+    bad = tmp_path / "model"
+    shutil.copytree(src, bad)
+    (bad / "model.safetensors").write_bytes(b"garbage")
+    r = reason("steer", "derive", "--model", str(bad), "--task", "deductive", "--n", "2",
+               "--out", str(tmp_path / "v.safetensors"))
+    assert r.returncode == 2 and "corrupted weights" in r.stderr and len(r.stderr.strip().splitlines()) == 1

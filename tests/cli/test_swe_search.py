@@ -52,3 +52,26 @@ def test_make_bench_reproduces_shipped_assets(reason, tmp_path):
     for r in rows:
         assert (tmp_path / "b" / r["repo"]).read_bytes() == (INSTANCES.parent / r["repo"]).read_bytes()
     shutil.rmtree(tmp_path / "b")
+
+
+def test_failed_run_keeps_existing_output(reason, tmp_path):
+    inst = json.loads(INSTANCES.read_text().splitlines()[0])
+    inst["repo"] = str(INSTANCES.parent / inst["repo"])
+    inst["base_commit"] = "deadbeef" * 5
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(inst) + "\n")
+    out, trees = tmp_path / "preds.jsonl", tmp_path / "trees.jsonl"
+    for path in (out, trees):
+        path.write_text('{"type": "swe.prediction", "schema": 1}\n')
+    res = reason("swe-search", "run", "--instances", str(bad), "-n", "2", "--out", str(out), "--trees", str(trees))
+    assert res.returncode == 2 and "'base_commit'" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert out.read_text() == trees.read_text() == '{"type": "swe.prediction", "schema": 1}\n'
+
+
+def test_trees_to_the_same_file_as_out(reason, tmp_path):
+    out = tmp_path / "all.jsonl"
+    res = reason("swe-search", "run", "--instances", str(INSTANCES), "--instance", "mini__filters-1", "-n", "6",
+                 "--out", str(out), "--trees", str(out), "--seed", "0")
+    assert res.returncode == 0, res.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["type"] for r in records] == ["swe.prediction", "swe.tree"]

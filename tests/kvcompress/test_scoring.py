@@ -99,3 +99,55 @@ def test_real_scoring_on_a_tiny_model(task_model_dir):
     res = score_heads(model, "r2", lengths=(96,), depths=(0.5,), trials=2, seed=1)
     assert res.scores.shape == (2, 4) and res.trials == 2
     assert np.all(res.scores >= 0)
+
+
+def test_unwritable_score_file_and_too_many_masked_heads_are_input_errors(tmp_path):
+    from toolkit.core.errors import InputError
+    from toolkit.kvcompress.evaluate import mask_experiment
+    from toolkit.kvcompress.scoring import HeadScores, check_writable, save_scores
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    res = HeadScores("r2", np.array([[0.0, 0.5], [0.05, 0.2]]), 4, 3, [64], [0.5])
+    with pytest.raises(InputError, match="cannot write"):
+        check_writable(blocker / "s.json")
+    with pytest.raises(InputError, match="cannot write"):
+        save_scores(res, blocker / "s.json")
+    assert blocker.read_text() == "x"
+    check_writable(tmp_path / "new" / "s.json")  # a missing folder is made, not an error
+    with pytest.raises(InputError, match=r"--k 3: expected 1\.\.2 \(the model has 4 heads"):
+        mask_experiment(None, res.scores, [], ks=[1, 3])
+
+
+def test_corrupted_weights_are_a_one_line_input_error(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from toolkit.core.errors import InputError
+    from toolkit.kvcompress.loading import load_model
+
+    src = Path(__file__).resolve().parents[2] / "assets" / "kvcompress" / "model"
+    bad = tmp_path / "model"
+    shutil.copytree(src, bad)
+    (bad / "model.safetensors").write_bytes(b"garbage")
+    with pytest.raises(InputError, match="model: corrupted weights"):
+        load_model(bad)
+
+
+def test_non_numeric_scores_and_shape_mismatch_are_input_errors(tmp_path):
+    from types import SimpleNamespace
+
+    from toolkit.core.errors import InputError
+    from toolkit.kvcompress.evaluate import mask_experiment
+    from toolkit.kvcompress.scoring import load_scores
+
+    bad = tmp_path / "s.json"
+    bad.write_text(json.dumps({"scores": "x"}))
+    with pytest.raises(InputError, match=r"field 'scores' must be a \(layers, heads\) matrix"):
+        load_scores(bad)
+    bad.write_text(json.dumps({"scores": [[0.1, "a"]]}))
+    with pytest.raises(InputError, match="field 'scores'"):
+        load_scores(bad)
+    model = SimpleNamespace(config=SimpleNamespace(num_hidden_layers=4, num_attention_heads=6))
+    with pytest.raises(InputError, match=r"head scores have shape \(1, 2\), model has \(4, 6\)"):
+        mask_experiment(model, np.zeros((1, 2)), [], ks=[1])

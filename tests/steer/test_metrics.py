@@ -83,3 +83,18 @@ def test_options_sharing_a_first_token_are_rejected(neox):
     _, tok = neox
     with pytest.raises(InputError, match="share a first token"):
         option_token_ids(tok, ["yes", "yes no"])
+
+
+def test_unwritable_plot_path_is_one_line_input_error(tmp_path):
+    from toolkit.core.errors import InputError
+    from toolkit.steer.plot import check_plot_path, plot_sweep
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(InputError, match="--plot .*cannot write"):
+        check_plot_path(blocker / "p.png")
+    points = [{"family": "f", "split": "test", "layer": 1, "alpha": a, "accuracy": 0.5, "kl_nats": 0.0,
+               "entropy_bits": 1.0} for a in (0.0, 1.0)]
+    with pytest.raises(InputError, match="--plot .*cannot write"):
+        plot_sweep(points, blocker / "p.png")
+    assert plot_sweep(points, tmp_path / "d" / "p.png").stat().st_size > 0

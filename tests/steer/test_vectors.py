@@ -83,3 +83,20 @@ def test_arithmetic_and_save_load(tmp_path):
     (tmp_path / "junk.safetensors").write_bytes(b"nope")
     with pytest.raises(InputError, match="junk.safetensors"):
         load_vector(tmp_path / "junk.safetensors")
+
+
+def test_unwritable_out_is_one_line_input_error(tmp_path):
+    import torch
+
+    from toolkit.core.errors import InputError
+    from toolkit.steer.gguf_io import export_gguf
+    from toolkit.steer.vectors import ControlVector, save_vector
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    vec = ControlVector({1: torch.ones(8)}, "m", "gpt_neox", "mean-diff")
+    for write, name in ((save_vector, "v.safetensors"), (export_gguf, "v.gguf")):
+        with pytest.raises(InputError, match="cannot write") as info:
+            write(vec, blocker / name)
+        assert str(blocker / name) in str(info.value) and "\n" not in str(info.value)
+    assert blocker.read_text() == "x"

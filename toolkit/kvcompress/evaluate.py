@@ -83,8 +83,18 @@ def accuracy(model, examples: list[Example], press: KVPress | None = None) -> tu
 def mask_experiment(model, scores: np.ndarray, examples: list[Example], ks=(1, 2, 4, 8), n_random: int = 5,
                     seed: int = 0) -> list[dict]:
     """Accuracy with the top-k scored heads masked vs k random heads (drawn outside the top k)."""
+    from toolkit.core.errors import InputError
+
     rng = np.random.default_rng(seed)
     n_layers, n_heads = scores.shape
+    cfg = getattr(model, "config", None)
+    if cfg is not None and (cfg.num_hidden_layers, cfg.num_attention_heads) != scores.shape:
+        raise InputError(f"head scores have shape {scores.shape}, model has "
+                         f"{(cfg.num_hidden_layers, cfg.num_attention_heads)}")
+    for k in ks:
+        if not 1 <= k <= scores.size // 2:
+            raise InputError(f"--k {k}: expected 1..{scores.size // 2} (the model has {scores.size} heads; "
+                             "random draws come from outside the top k)")
     order = np.argsort(-scores.ravel(), kind="stable")
     base, _ = accuracy(model, examples)
     records = [{"masked": "none", "k": 0, "accuracy": base, "heads": []}]

@@ -13,7 +13,12 @@ def load_model(path: str | Path, attn: str = "eager", device: str = "cpu"):
 
     if attn not in ("eager", "sdpa"):
         raise InputError(f"--attn {attn}: kvcompress supports eager and sdpa")
-    model, _tok, dev = load_causal_lm(path, device=device)
+    try:
+        model, _tok, dev = load_causal_lm(path, device=device)
+    except Exception as exc:  # a corrupted weights file raises safetensors' own error type
+        if type(exc).__name__ != "SafetensorError":
+            raise
+        raise InputError(f"{path}: corrupted weights ({str(exc).splitlines()[0]})") from None
     model.set_attn_implementation(attn)
     model.eval()
     return model, dev

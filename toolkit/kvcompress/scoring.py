@@ -154,8 +154,33 @@ def _score_trial(model, ex: Example, method: str) -> tuple[np.ndarray, bool]:
     return contrib, rouge1_recall(generated, reference) > 0.5
 
 
+def check_writable(out: str | Path) -> None:
+    """A one-line input error, before any work, when the score file cannot be written."""
+    import os
+
+    from toolkit.core.errors import InputError
+
+    out = Path(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write ({exc.strerror or exc})") from None
+    target = out if out.exists() else out.parent
+    if out.is_dir() or not os.access(target, os.W_OK):
+        raise InputError(f"{out}: cannot write ({'a folder' if out.is_dir() else 'permission denied'})")
+
+
 def save_scores(result: HeadScores, out: str | Path, model_dir: str = "") -> tuple[Path, Path]:
     """Write the JSON score file and a heatmap PNG next to it; returns both paths."""
+    from toolkit.core.errors import InputError
+
+    try:
+        return _save_scores(result, out, model_dir)
+    except OSError as exc:
+        raise InputError(f"{exc.filename or out}: cannot write ({exc.strerror or exc})") from None
+
+
+def _save_scores(result: HeadScores, out: str | Path, model_dir: str = "") -> tuple[Path, Path]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -192,7 +217,10 @@ def load_scores(path: str | Path) -> dict:
         raise InputError(f"{p}: not a JSON head-score file ({exc})") from None
     if not isinstance(data, dict) or "scores" not in data:
         raise InputError(f"{p}: missing field 'scores'")
-    scores = np.asarray(data["scores"], dtype=np.float64)
+    try:
+        scores = np.asarray(data["scores"], dtype=np.float64)
+    except (TypeError, ValueError):
+        scores = np.zeros(0)
     if scores.ndim != 2:
         raise InputError(f"{p}: field 'scores' must be a (layers, heads) matrix")
     data["scores"] = scores

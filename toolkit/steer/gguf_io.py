@@ -24,7 +24,12 @@ def export_gguf(vec: ControlVector, path: str | Path) -> None:
     if 0 in vec.directions:
         raise InputError("vector has a direction for layer 0, which llama.cpp never applies; "
                          "derive it without layer 0 (e.g. --layers 1..N)")
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb"):
+            pass
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
     writer = gguf.GGUFWriter(str(path), ARCH)
     writer.add_string(f"{ARCH}.model_hint", vec.model_type or "unknown")
     writer.add_uint32(f"{ARCH}.layer_count", len(vec.directions))

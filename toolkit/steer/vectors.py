@@ -113,7 +113,16 @@ def save_vector(vec: ControlVector, path: str | Path) -> None:
     metadata = {"format": "reason.steer.vector", "model": vec.model, "model_type": vec.model_type,
                 "method": vec.method, "layers": ",".join(str(x) for x in vec.layers),
                 "hidden_size": str(vec.hidden_size), "meta": json.dumps(vec.meta, sort_keys=True)}
-    save_tensors({f"layer.{k}": v.float() for k, v in vec.directions.items()}, path, metadata)
+    tensors = {f"layer.{k}": v.float() for k, v in vec.directions.items()}
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        save_tensors(tensors, path, metadata)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    except Exception as exc:  # safetensors reports I/O failures as its own error type
+        if type(exc).__name__ != "SafetensorError":
+            raise
+        raise InputError(f"{path}: cannot write ({str(exc).splitlines()[0]})") from None
 
 
 def load_vector(path: str | Path) -> ControlVector:

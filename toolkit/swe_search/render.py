@@ -26,6 +26,39 @@ def _label(node: dict[str, Any], chosen: int | None, width: int) -> str:
             f"visits={node['visits']}{mark}")
 
 
+def tree_problem(record: dict[str, Any]) -> str | None:
+    """What makes a swe.tree record's nodes unrenderable (None when they are fine)."""
+    nodes = record.get("nodes")
+    if not isinstance(nodes, list) or not nodes:
+        return "no field 'nodes'"
+    ids = set()
+    for i, node in enumerate(nodes):
+        if not isinstance(node, dict):
+            return f"nodes[{i}] is not an object"
+        for key in ("id", "reward", "value", "visits"):
+            if not isinstance(node.get(key), int | float) or isinstance(node.get(key), bool):
+                return f"nodes[{i}]: field '{key}' missing or not a number"
+        children = node.get("children", [])
+        if not isinstance(children, list):
+            return f"nodes[{i}]: field 'children' is not a list"
+        ids.add(node["id"])
+    if 0 not in ids:
+        return "no root node (id 0)"
+    seen: set = set()
+    todo = [0]
+    by_id = {n["id"]: n for n in nodes}
+    while todo:
+        node_id = todo.pop()
+        if node_id in seen:
+            return f"node {node_id} is reached twice (not a tree)"
+        seen.add(node_id)
+        for child in by_id[node_id].get("children", []):
+            if child not in by_id:
+                return f"node {node_id}: child {child!r} is not a node"
+            todo.append(child)
+    return None
+
+
 def render_tree(record: dict[str, Any], *, width: int = 80, details: bool = False) -> None:
     nodes = {n["id"]: n for n in record["nodes"]}
     chosen = record.get("chosen_node")
