@@ -33,3 +33,14 @@ def test_4bit_without_cuda_is_clear(tiny_llama):
 
     with pytest.raises(RuntimeFailure, match="needs a CUDA device"):
         from_uri(f"hf:{tiny_llama}?load_in_4bit=1")
+
+
+def test_corrupted_weights_are_one_line_input_error(tiny_llama, tmp_path):
+    import shutil
+
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny_llama, broken)
+    weights = broken / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:100])
+    with pytest.raises(InputError, match="cannot load as a causal LM"):
+        from_uri(f"hf:{broken}")

@@ -109,6 +109,7 @@ def load_causal_lm(path: str | Path, *, device: str = "auto", dtype: str | None 
     """Load a local causal LM and its tokenizer, left-padded for batched generation."""
     require("ml", "torch", "transformers")
     quiet_library_logs()
+    from safetensors import SafetensorError
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     p = check_model_dir(path)
@@ -123,7 +124,7 @@ def load_causal_lm(path: str | Path, *, device: str = "auto", dtype: str | None 
             kwargs["quantization_config"] = quant
             kwargs["device_map"] = {"": 0}
         model = AutoModelForCausalLM.from_pretrained(p, **kwargs)
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, SafetensorError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{p}: cannot load as a causal LM ({first})") from None
     if quant is None:
@@ -141,6 +142,10 @@ def save_tensors(tensors: dict[str, Any], path: str | Path, metadata: dict[str, 
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     save_file({k: v.contiguous() for k, v in tensors.items()}, str(path), metadata=metadata)
+    # safetensors creates files 0600; give them the permissions of any other output file.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
 
 
 def load_tensors(path: str | Path) -> tuple[dict[str, Any], dict[str, str]]:
