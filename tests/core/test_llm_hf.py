@@ -42,5 +42,5 @@ def test_corrupted_weights_are_one_line_input_error(tiny_llama, tmp_path):
     shutil.copytree(tiny_llama, broken)
     weights = broken / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:100])
-    with pytest.raises(InputError, match="cannot load as a causal LM"):
+    with pytest.raises(InputError, match="broken: corrupted weights"):
         from_uri(f"hf:{broken}")

@@ -10,17 +10,9 @@ WORDS = ("the a cube is on red blue green yes no answer question what which stac
 
 def build_word_tokenizer(words=WORDS):
     """A whitespace word-level fast tokenizer with <pad>/<s>/</s>/<unk>."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
+    from toolkit.core.tokenizers import SPECIALS, word_tokenizer
 
-    vocab = {t: i for i, t in enumerate(["<pad>", "<s>", "</s>", "<unk>", *dict.fromkeys(words)])}
-    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    from tokenizers import decoders
-
-    core.decoder = decoders.WordPiece(prefix="##", cleanup=False)
-    return PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", bos_token="<s>",
-                                   eos_token="</s>", unk_token="<unk>")
+    return word_tokenizer([*SPECIALS, *dict.fromkeys(words)])
 
 
 def build_tiny_llama(out: Path, seed: int = 0) -> Path:

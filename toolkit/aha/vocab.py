@@ -35,15 +35,9 @@ def build_vocab(texts: Iterable[str]) -> list[str]:
 
 def build_tokenizer(vocab: list[str]):
     """A fast word-level tokenizer: words and single punctuation marks are tokens."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
+    from toolkit.core.tokenizers import word_tokenizer
 
-    core = Tokenizer(models.WordLevel(vocab={t: i for i, t in enumerate(vocab)}, unk_token="<unk>"))
-    core.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(),
-                                                  pre_tokenizers.Punctuation("isolated")])
-    core.decoder = decoders.WordPiece(prefix="##", cleanup=False)
-    return PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", bos_token="<s>", eos_token="</s>",
-                                   unk_token="<unk>", extra_special_tokens={"image_token": IMAGE_TOKEN})
+    return word_tokenizer(vocab, split_punctuation=True, extra_special_tokens={"image_token": IMAGE_TOKEN})
 
 
 def detokenize(text: str) -> str:

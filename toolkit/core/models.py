@@ -124,7 +124,9 @@ def load_causal_lm(path: str | Path, *, device: str = "auto", dtype: str | None 
             kwargs["quantization_config"] = quant
             kwargs["device_map"] = {"": 0}
         model = AutoModelForCausalLM.from_pretrained(p, **kwargs)
-    except (OSError, ValueError, KeyError, SafetensorError) as exc:
+    except SafetensorError as exc:
+        raise InputError(f"{p}: corrupted weights ({str(exc).splitlines()[0]})") from None
+    except (OSError, ValueError, KeyError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{p}: cannot load as a causal LM ({first})") from None
     if quant is None:

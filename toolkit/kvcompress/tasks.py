@@ -212,11 +212,6 @@ def score_answer(example: Example, generated_words: list[str]) -> bool:
 
 def build_tokenizer():
     """A word-level fast tokenizer over VOCAB (ids equal WORD_ID), saved alongside the model."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
+    from toolkit.core.tokenizers import word_tokenizer
 
-    core = Tokenizer(models.WordLevel(vocab=dict(WORD_ID), unk_token="<unk>"))
-    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    core.decoder = decoders.WordPiece(prefix="##", cleanup=False)
-    return PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", bos_token="<s>",
-                                   eos_token="</s>", unk_token="<unk>")
+    return word_tokenizer(dict(WORD_ID))

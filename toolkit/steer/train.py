@@ -14,9 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from toolkit.core import console
+from toolkit.core.tokenizers import SPECIALS
 from toolkit.steer.tasks import FAMILIES, generate, iter_training_text, vocabulary
-
-SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
 
 
 @dataclass
@@ -35,15 +34,9 @@ class TrainConfig:
 
 def build_tokenizer():
     """Whitespace word-level fast tokenizer over the task vocabulary (no downloads)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
+    from toolkit.core.tokenizers import word_tokenizer
 
-    vocab = {t: i for i, t in enumerate([*SPECIALS, *vocabulary()])}
-    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    core.decoder = decoders.WordPiece(prefix="##", cleanup=False)
-    tok = PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", bos_token="<s>", eos_token="</s>",
-                                  unk_token="<unk>")
+    tok = word_tokenizer([*SPECIALS, *vocabulary()])
     tok.padding_side = "left"
     return tok
 
