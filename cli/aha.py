@@ -21,7 +21,8 @@ from cli.common import (
     seed_or_global,
 )
 
-app = typer.Typer(help="AHA: detect and explain robot sub-task failures with a vision-language model.",
+app = typer.Typer(help="AHA: detect and explain robot sub-task failures with a vision-language model.\n\n"
+                       "Example: reason failgen --task stack --out runs/fg | reason aha detect - > verdicts.jsonl",
                   no_args_is_help=True)
 
 ModelOpt = Annotated[Path | None, typer.Option("--model", help="Local VLM directory (default: shipped tiny model).")]
