@@ -18,6 +18,8 @@ import threading
 import torch
 from transformers.cache_utils import Cache, CacheLayerMixin
 
+from toolkit.core.errors import InputError
+
 _ACTIVE = threading.local()
 
 
@@ -111,7 +113,8 @@ class HeadLayer(CacheLayerMixin):
         self.__init__()
 
     def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
-        raise NotImplementedError("kvcompress caches do not support beam search")
+        raise InputError("kvcompress caches hold one sequence with per-head lengths: beam search "
+                         "(num_beams > 1) is not supported; use greedy or sampling")
 
 
 class HeadCache(Cache):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -85,7 +86,7 @@ class LLM(Protocol):
 
 
 @dataclass
-class Backend:
+class Backend(ABC):
     """Base class: subclasses implement `_complete`; accounting and argument checks live here."""
 
     name: str = "backend"
@@ -108,8 +109,9 @@ class Backend:
         self.usage.add(completion, time.perf_counter() - start)
         return completion
 
-    def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:
+        """Return `n` completions for the messages; arguments are already checked."""
 
 
 def normalize_request(

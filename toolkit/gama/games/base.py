@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -54,7 +55,7 @@ def fmt_number(x: float) -> str:
     return f"{x:g}"
 
 
-class Game:
+class Game(ABC):
     """Base class. Subclasses set NAME, TITLE, PARAMS and implement the abstract methods."""
 
     NAME = ""
@@ -73,15 +74,16 @@ class Game:
 
     # ----- rules
     def validate(self) -> None:
-        """Raise InputError for parameter combinations the game cannot run."""
+        """Raise InputError for parameter combinations the game cannot run (default: all are fine)."""
+        return None
 
+    @abstractmethod
     def play_round(self, k: int, ask: Ask) -> dict[str, Any]:
         """Ask the seats for their actions, apply the rules, append and return the round's outcome."""
-        raise NotImplementedError
 
+    @abstractmethod
     def score(self) -> dict[str, Any]:
         """{'score': 0-100, 'seat_scores': list or None, 'trajectory': {metric: per-round list}}."""
-        raise NotImplementedError
 
     # ----- built-in strategies
     def act(self, strategy: str, decision: Decision, rng: np.random.Generator) -> Any:
@@ -89,17 +91,21 @@ class Game:
         return method(decision, rng)
 
     # ----- prompts (LLM seats)
+    @abstractmethod
     def describe(self, seat: int) -> str:
-        raise NotImplementedError
+        """The game's rules as told to the player in `seat`."""
 
+    @abstractmethod
     def request(self, decision: Decision) -> str:
-        raise NotImplementedError
+        """The prompt asking for one decision, with the answer format."""
 
+    @abstractmethod
     def report(self, seat: int, outcome: dict[str, Any]) -> str:
-        raise NotImplementedError
+        """What the player in `seat` is told after a round."""
 
+    @abstractmethod
     def parse(self, decision: Decision, text: str) -> Any:
-        raise NotImplementedError
+        """The action in a model's answer; raise parsing.ParseError (with the reason) when it has none."""
 
     # ----- helpers
     def player(self, seat: int) -> str:
