@@ -111,3 +111,14 @@ def test_test_command_uses_this_interpreter(user_repo):
     assert report.outcomes == {TESTS[0]: "failed", TESTS[1]: "passed"}
     argv = build_test_argv(None, ["t"])
     assert argv[:3] == [sys.executable, "-m", "pytest"] and argv[-1] == "t"
+
+
+def test_test_output_does_not_depend_on_the_callers_terminal(user_repo, monkeypatch):
+    # the output is quoted in LLM prompts, so a recorded replay must match on any terminal
+    root, _ = user_repo
+    outputs = []
+    for columns in ("40", "200"):
+        monkeypatch.setenv("COLUMNS", columns)
+        monkeypatch.setenv("FORCE_COLOR", "1")
+        outputs.append(run_tests(root, TESTS, timeout=60).output)
+    assert outputs[0] == outputs[1] and "=" * 80 not in outputs[0] and "\x1b[" not in outputs[0]
