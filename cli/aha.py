@@ -40,12 +40,16 @@ def tiny(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the model, processor and tokenizer.")],
     data: Annotated[list[Path] | None, typer.Option("--data", help="aha.sample files whose words form the vocabulary.")]
     = None,
-    image_size: Annotated[int, typer.Option(help="Square input size of the vision tower.")] = 96,
-    patch_size: Annotated[int, typer.Option(help="Vision patch size.")] = 12,
-    vision_hidden: Annotated[int, typer.Option(help="Vision tower width.")] = 96,
-    vision_layers: Annotated[int, typer.Option(help="Vision tower layers.")] = 3,
-    text_hidden: Annotated[int, typer.Option(help="Language model width.")] = 128,
+    image_size: Annotated[int, typer.Option(help="Square input size of the vision tower.")] = 192,
+    vision: Annotated[str, typer.Option(help="Vision tower: swin (windowed, hierarchical) or clip (ViT).")] = "swin",
+    patch_size: Annotated[int, typer.Option(help="ViT patch size (clip only).")] = 12,
+    vision_hidden: Annotated[int, typer.Option(help="Vision tower width (swin: of the last stage).")] = 192,
+    vision_layers: Annotated[int, typer.Option(help="Vision tower layers.")] = 5,
+    vision_heads: Annotated[int, typer.Option(help="Vision attention heads (swin: in the last stage).")] = 8,
+    text_hidden: Annotated[int, typer.Option(help="Language model width.")] = 96,
     text_layers: Annotated[int, typer.Option(help="Language model layers.")] = 2,
+    swin_stages: Annotated[int, typer.Option(help="Swin stages; one image token per 4*2^(stages-1) px.")] = 4,
+    swin_window: Annotated[int, typer.Option(help="Swin attention window, in tokens.")] = 6,
     seed: SeedOpt = None,
 ):
     """Build a small LLaVA-style VLM from configs with a word tokenizer from the FailGen vocabulary.
@@ -62,7 +66,8 @@ def tiny(
     for path in data or []:
         texts += [t for s in load_samples(path) for t in (s.question, s.answer, s.subtask)]
     spec = TinySpec(image_size=image_size, patch_size=patch_size, vision_hidden=vision_hidden,
-                    vision_layers=vision_layers, text_hidden=text_hidden, text_layers=text_layers)
+                    vision_layers=vision_layers, vision_heads=vision_heads, text_hidden=text_hidden,
+                    text_layers=text_layers, vision=vision, swin_stages=swin_stages, swin_window=swin_window)
     summary = build_tiny_vlm(out, texts, spec, seed=seed_or_global(seed))
     print(dumps(make_record("aha.model", **summary)))
 
@@ -87,6 +92,9 @@ def train(
     save_every: Annotated[int, typer.Option(help="Checkpoint every N steps.")] = 200,
     verdict_weight: Annotated[float, typer.Option(help="Loss weight of the Yes/No token vs explanation tokens.")]
     = 1.0,
+    vision_aux: Annotated[float, typer.Option(help="Weight of an auxiliary Yes/No probe on the image features "
+                                              "(LLaVA-style models; helps a VLM trained from scratch use the image).")]
+    = 0.0,
     max_steps: Annotated[int | None, typer.Option(help="Stop after N steps (the LR schedule still spans --epochs).")]
     = None,
     device: DeviceOpt = "auto",
@@ -110,7 +118,8 @@ def train(
                       lora_targets=[t for t in lora_targets.split(",") if t], load_in_4bit=load_in_4bit,
                       epochs=epochs, lr=lr, batch_size=batch_size, seed=seed_or_global(seed), val_frac=val_frac,
                       holdout_tasks=[t for t in holdout_tasks.split(",") if t], save_every=save_every,
-                      max_steps=max_steps, verdict_weight=verdict_weight, device=device)
+                      max_steps=max_steps, verdict_weight=verdict_weight, vision_aux=vision_aux,
+                      device=device)
     writer = RecordWriter(None)
     summary = run_train(cfg, resume=resume, writer=writer)
     summary.pop("config")

@@ -44,13 +44,14 @@ def test_lora_loss_falls_and_adapter_round_trips(tiny_vlm, synth_data, tmp_path)
 
 
 def test_resume_after_interruption_matches_an_uninterrupted_run(tiny_vlm, synth_data, tmp_path, monkeypatch):
+    # with the auxiliary vision probe, whose weights and optimizer state must come back too
     common = dict(data=str(synth_data), model=str(tiny_vlm), full=True, epochs=1, lr=1e-3, batch_size=8, warmup=1,
-                  save_every=2, val_frac=0.0, device="cpu")
+                  save_every=2, val_frac=0.0, vision_aux=0.5, device="cpu")
     straight = train(TrainConfig(out=str(tmp_path / "a"), **common))
     real_save = train_mod._save_checkpoint
 
-    def save_then_stop(ckpt, model, optimizer, step, history, cfg):
-        real_save(ckpt, model, optimizer, step, history, cfg)
+    def save_then_stop(ckpt, model, optimizer, step, history, cfg, probe=None):
+        real_save(ckpt, model, optimizer, step, history, cfg, probe)
         if step == 2:
             raise KeyboardInterrupt
 
@@ -98,3 +99,45 @@ def test_shipped_model_answers_yes_or_no_with_a_failgen_explanation(synth_data):
     assert verdict["label"] in ("Yes", "No")
     if verdict["label"] == "No":
         assert verdict["explanation"] and "robot" in verdict["explanation"]
+
+
+def test_vision_probe_trains_the_tower_and_is_not_saved(tiny_vlm, synth_data, tmp_path):
+    from safetensors import safe_open
+
+    from toolkit.aha.vision_aux import find_projector
+
+    common = dict(data=str(synth_data), model=str(tiny_vlm), full=True, epochs=1, lr=1e-3, batch_size=8, warmup=1,
+                  save_every=1000, val_frac=0.0, device="cpu")
+    plain = train(TrainConfig(out=str(tmp_path / "plain"), **common))
+    aux = train(TrainConfig(out=str(tmp_path / "aux"), vision_aux=1.0, **common))
+    assert aux["first_loss"] > plain["first_loss"] + 0.3  # the probe's cross-entropy (about ln 2) is in the loss
+    tower = [n for n, _ in load_vlm(tiny_vlm, device="cpu").model.named_parameters() if "vision_tower" in n]
+    a, b = load_vlm(tmp_path / "plain", device="cpu").model, load_vlm(tmp_path / "aux", device="cpu").model
+    pa, pb = dict(a.named_parameters()), dict(b.named_parameters())
+    assert any(not torch.allclose(pa[n], pb[n]) for n in tower)
+    keys = []
+    for run in ("plain", "aux"):
+        with safe_open(str(tmp_path / run / "model.safetensors"), "pt") as f:
+            keys.append(sorted(f.keys()))
+    assert keys[0] == keys[1]  # the same tensors as a plain run: the probe head is dropped
+    with pytest.raises(InputError, match="--vision-aux needs a LLaVA-style model"):
+        find_projector(torch.nn.Sequential(torch.nn.Linear(2, 2)))
+
+
+def test_swin_tower_builds_trains_and_detects(synth_data, tmp_path):
+    from toolkit.aha.samples import load_samples
+    from toolkit.aha.tiny import TinySpec, build_tiny_vlm
+
+    texts = [t for s in load_samples(synth_data) for t in (s.question, s.answer)]
+    spec = TinySpec(image_size=32, vision="swin", swin_stages=2, swin_window=4, vision_hidden=32, vision_layers=2,
+                    vision_heads=2, text_hidden=32, text_layers=1)
+    summary = build_tiny_vlm(tmp_path / "swin", texts, spec, seed=0)
+    assert summary["image_tokens"] == 16  # one token per 8x8 pixels after one merge
+    out = train(TrainConfig(data=str(synth_data), model=str(tmp_path / "swin"), out=str(tmp_path / "m"), full=True,
+                            epochs=1, lr=1e-3, batch_size=8, warmup=1, val_frac=0.0, vision_aux=1.0, device="cpu"))
+    assert out["steps"] > 0
+    vlm = load_vlm(tmp_path / "m", device="cpu")
+    v = next(detect_local(vlm, load_samples(synth_data)[:1], "swin", max_new_tokens=4))
+    assert v["type"] == "aha.verdict"
+    with pytest.raises(InputError, match="2-stage swin tower needs a multiple of 8"):
+        build_tiny_vlm(tmp_path / "bad", texts, TinySpec(image_size=36, vision="swin", swin_stages=2), seed=0)

@@ -10,8 +10,8 @@ from PIL import Image
 from tests.aha.synth import make_dataset
 from tests.support.openai_stub import StubServer, chat_payload
 
-SMALL = ["--image-size", "32", "--patch-size", "8", "--vision-hidden", "32", "--vision-layers", "1",
-         "--text-hidden", "32", "--text-layers", "1"]
+SMALL = ["--vision", "clip", "--image-size", "32", "--patch-size", "8", "--vision-hidden", "32",
+         "--vision-layers", "1", "--vision-heads", "4", "--text-hidden", "32", "--text-layers", "1"]
 
 
 def _records(text):

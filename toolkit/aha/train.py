@@ -17,7 +17,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolkit.aha.prompt import YES
 from toolkit.aha.samples import Sample, load_samples, split_by_episode
+from toolkit.aha.vision_aux import VisionProbe
 from toolkit.aha.vlm import VLM, load_image, load_vlm
 from toolkit.core import console
 from toolkit.core.errors import InputError, RuntimeFailure
@@ -47,6 +49,7 @@ class TrainConfig:
     max_steps: int | None = None
     warmup: int = 20
     verdict_weight: float = 1.0
+    vision_aux: float = 0.0  # weight of the auxiliary Yes/No probe on the image features (vision_aux.py)
     device: str = "auto"
 
 
@@ -178,10 +181,12 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                  f"held out {len(held)} samples of tasks {sorted(set(cfg.holdout_tasks)) or '-'})")
     train_items = [encode_sample(vlm, s) for s in train_s]
     val_items = [encode_sample(vlm, s) for s in val_s]
+    train_verdicts = [int(s.label == YES) for s in train_s]
     model = _prepare_model(vlm, cfg)
     params = [p for p in model.parameters() if p.requires_grad]
     n_trainable = sum(p.numel() for p in params)
-    optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
+    probe = VisionProbe(model, vlm.device) if cfg.vision_aux > 0 else None
+    optimizer = torch.optim.AdamW(params + (probe.parameters() if probe else []), lr=cfg.lr, weight_decay=0.0)
     accelerator = Accelerator(cpu=vlm.device == "cpu")
     model, optimizer = accelerator.prepare(model, optimizer)
     per_epoch = math.ceil(len(train_items) / cfg.batch_size)
@@ -203,6 +208,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
         missing = unwrapped.load_state_dict(state["weights"], strict=False)
         if missing.unexpected_keys:
             raise RuntimeFailure(f"{ckpt}: checkpoint does not match the model ({missing.unexpected_keys[0]})")
+        if probe is not None:
+            probe.load_state_dict(state["probe"])
         optimizer.load_state_dict(state["optimizer"])
         step, history = int(state["step"]), list(state["history"])
         torch.set_rng_state(state["torch_rng"])
@@ -221,6 +228,9 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(step)
             loss = answer_loss(model, batch, cfg.verdict_weight)
+            if probe is not None:
+                verdicts = torch.tensor([train_verdicts[i] for i in shard], device=accelerator.device)
+                loss = loss + cfg.vision_aux * probe.loss(verdicts)
             accelerator.backward(loss)
             accelerator.clip_grad_norm_(params, 1.0)
             optimizer.step()
@@ -237,8 +247,10 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                 if writer is not None and end_of_epoch:
                     writer.write(make_record("aha.train_log", **record))
             if accelerator.is_main_process and (step % cfg.save_every == 0 or end_of_epoch):
-                _save_checkpoint(ckpt, accelerator.unwrap_model(model), optimizer, step, history, cfg)
+                _save_checkpoint(ckpt, accelerator.unwrap_model(model), optimizer, step, history, cfg, probe)
     log.close()
+    if probe is not None:
+        probe.close()
     val_loss = evaluate_loss(model, val_items, pad_id, cfg.batch_size, accelerator.device)
     summary = {"out": str(out), "mode": "full" if cfg.full else ("qlora" if cfg.load_in_4bit else "lora"),
                "steps": step, "epochs": round(step / per_epoch, 3), "train_samples": len(train_items),
@@ -261,13 +273,15 @@ def _comparable(cfg: TrainConfig) -> dict[str, Any]:
     return d
 
 
-def _save_checkpoint(ckpt: Path, model, optimizer, step: int, history: list[float], cfg: TrainConfig) -> None:
+def _save_checkpoint(ckpt: Path, model, optimizer, step: int, history: list[float], cfg: TrainConfig,
+                     probe: VisionProbe | None = None) -> None:
     import torch
 
     ckpt.mkdir(parents=True, exist_ok=True)
     tmp = ckpt / "state.pt.tmp"
     torch.save({"weights": _trainable_state(model), "optimizer": optimizer.state_dict(), "step": step,
-                "history": history, "config": _comparable(cfg), "torch_rng": torch.get_rng_state()}, tmp)
+                "history": history, "config": _comparable(cfg), "torch_rng": torch.get_rng_state(),
+                "probe": probe.state_dict() if probe else None}, tmp)
     tmp.replace(ckpt / "state.pt")
 
 

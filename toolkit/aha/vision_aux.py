@@ -1,0 +1,65 @@
+"""An auxiliary success probe on the image features, used only while training.
+
+A VLM trained from scratch first learns the text-only answer (the share of "Yes" per
+sub-task) and can stay on that plateau for a long time, because the Yes/No gradient
+reaches the vision tower only through the language model's attention. A linear probe on
+the mean-pooled projector input, trained with the same labels, gives the vision tower a
+direct gradient, so its features encode success before the language model learns to read
+them. The probe is dropped when training ends: the saved model is the plain VLM.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolkit.core.errors import InputError
+
+PROJECTOR_NAMES = ("multi_modal_projector",)
+
+
+def find_projector(model):
+    """The module whose input is the vision tower's selected features (LLaVA-style models)."""
+    for name, module in model.named_modules():
+        if name.rsplit(".", 1)[-1] in PROJECTOR_NAMES:
+            return module
+    raise InputError("--vision-aux needs a LLaVA-style model (a multi_modal_projector module); "
+                     "this model has none: train without it")
+
+
+class VisionProbe:
+    """Captures the projector input on every forward and scores it against Yes/No labels."""
+
+    def __init__(self, model, device):
+        import torch
+
+        projector = find_projector(model)
+        first = next(m for m in projector.modules() if isinstance(m, torch.nn.Linear))
+        self.head = torch.nn.Linear(first.in_features, 2).to(device)
+        self._features = None
+        self._hook = projector.register_forward_hook(self._capture)
+
+    def _capture(self, module, inputs, output) -> None:
+        self._features = inputs[0]
+
+    def parameters(self):
+        return list(self.head.parameters())
+
+    def loss(self, verdicts):
+        """Cross-entropy of the probe on the last forward's image features (one image per sample)."""
+        import torch.nn.functional as F
+
+        feats = self._features
+        if feats is None:
+            raise InputError("--vision-aux: the model's forward pass did not go through its projector")
+        pooled = feats.float().reshape(verdicts.shape[0], -1, feats.shape[-1]).mean(dim=1)
+        self._features = None
+        return F.cross_entropy(self.head(pooled), verdicts)
+
+    def state_dict(self) -> dict[str, Any]:
+        return self.head.state_dict()
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.head.load_state_dict(state)
+
+    def close(self) -> None:
+        self._hook.remove()
