@@ -42,6 +42,10 @@ def test_unreachable_server_is_clear():
     llm = from_uri("openai:stub@http://127.0.0.1:9/v1?backoff=0.01&max_retries=1")
     with pytest.raises(RuntimeFailure, match="gave up after 2 attempts: connection failed"):
         llm.complete([{"role": "user", "content": "hi"}])
+    # a refused connection stops after 3 attempts even when 5xx answers would get 6
+    llm = from_uri("openai:stub@http://127.0.0.1:9/v1?backoff=0.01&max_retries=5")
+    with pytest.raises(RuntimeFailure, match="gave up after 3 attempts: .*is a server listening"):
+        llm.complete([{"role": "user", "content": "hi"}])
 
 
 def test_stop_is_applied_and_sent():

@@ -18,6 +18,8 @@ from toolkit.core.errors import InputError, RuntimeFailure
 from toolkit.core.llm.base import Backend, Completion, apply_stop
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+# A refused connection is usually a wrong address, not a busy server: give up after a few seconds.
+CONNECT_RETRIES = 2
 
 
 @dataclass
@@ -85,6 +87,9 @@ class OpenAIBackend(Backend):
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)):
                     raise RuntimeFailure(f"{url}: no answer within {self.timeout:g} s (timeout)") from None
                 last = f"connection failed ({exc.reason})"
+                if isinstance(exc.reason, ConnectionRefusedError) and attempt >= min(CONNECT_RETRIES, self.max_retries):
+                    raise RuntimeFailure(f"{url}: gave up after {attempt + 1} attempts: {last}; "
+                                         f"is a server listening at this address?") from None
             except json.JSONDecodeError:
                 raise RuntimeFailure(f"{url}: response is not JSON") from None
             if attempt < self.max_retries:
