@@ -1,8 +1,9 @@
 """The AHA grid: rows = views, columns = keyframes, numbered cells, later cells white."""
 
 import numpy as np
+from PIL import Image
 
-from toolkit.failgen.grid import GAP, ROWS, compose_grid, is_white
+from toolkit.failgen.grid import GAP, ROWS, compose_grid, is_white, trim_future
 
 
 def cell(img: np.ndarray, row: int, col: int, size: int) -> np.ndarray:
@@ -30,3 +31,15 @@ def test_grid_pads_unrun_columns():
     img = np.asarray(compose_grid(cols, upto=0, total=3, size=size))
     assert img.shape[1] == 3 * size + 4 * GAP
     assert not is_white(cell(img, 0, 0, size)) and is_white(cell(img, 2, 2, size))
+
+
+def test_trim_future_makes_long_and_short_tasks_look_alike():
+    size = 32
+    cols = [{v: np.full((size, size, 3), 40 + 15 * k, np.uint8) for v in ROWS} for k in range(13)]
+    short, long_ = compose_grid(cols[:7], upto=3, total=7, size=size), compose_grid(cols, upto=3, total=13, size=size)
+    a, b = np.asarray(trim_future(short)), np.asarray(trim_future(long_))
+    assert a.shape == b.shape == (3 * size + 4 * GAP, 4 * (size + GAP) + GAP, 3) and (a == b).all()
+    full = compose_grid(cols[:7], upto=6, total=7, size=size)
+    assert trim_future(full) is full  # nothing blank to drop
+    other = Image.new("RGB", (100, 40), "white")
+    assert trim_future(other) is other  # not a grid of this layout

@@ -56,7 +56,7 @@ class TrainConfig:
 def encode_sample(vlm: VLM, sample: Sample, with_answer: bool = True) -> dict[str, Any]:
     """Processor tensors for one sample with labels masking everything but the answer."""
     tok = vlm.tokenizer
-    image = load_image(sample.image, where=sample.sample_id)
+    image = vlm.prepare(load_image(sample.image, where=sample.sample_id))
     prompt = vlm.prompt(sample.question)
     text = f"{prompt} {sample.answer}{tok.eos_token or ''}" if with_answer else prompt
     full = vlm.processor(images=[image], text=[text], return_tensors="pt")

@@ -84,14 +84,22 @@ class VLM:
     def clean(self, text: str) -> str:
         return detokenize(text) if self.word_level else text.strip()
 
+    @staticmethod
+    def prepare(image):
+        """What the model sees of a FailGen grid: the keyframes up to the current one (the blank future
+        columns dropped), so a 4-sub-task task's grid looks like a 2-sub-task one's at the same step."""
+        from toolkit.failgen.grid import trim_future
+
+        return trim_future(image)
+
     def generate(self, images: list, questions: list[str], max_new_tokens: int = 48) -> list[str]:
         """Greedy answers, one per (image, question)."""
         import torch
 
         tok = self.tokenizer
         tok.padding_side = "left"
-        batch = self.processor(images=images, text=[self.prompt(q) for q in questions], padding=True,
-                               return_tensors="pt")
+        batch = self.processor(images=[self.prepare(im) for im in images], text=[self.prompt(q) for q in questions],
+                               padding=True, return_tensors="pt")
         batch = {k: v.to(self.device) for k, v in batch.items()}
         with torch.no_grad():
             out = self.model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False,

@@ -41,3 +41,24 @@ def compose_grid(columns: list[dict[str, np.ndarray] | None], upto: int, total: 
 def is_white(cell: np.ndarray) -> bool:
     """Whether a grid cell (ignoring its number tag and outline) is blank."""
     return bool((cell[12:-2, 2:-2] == 255).all())
+
+
+def trim_future(img: Image.Image) -> Image.Image:
+    """The grid without its trailing blank (future) columns, so grids of long and short tasks
+    show the same layout up to the current keyframe. Images that are not grids of this layout
+    come back unchanged."""
+    width, height = img.size
+    size = (height - (len(ROWS) + 1) * GAP) // len(ROWS)
+    if size <= 12 or height != len(ROWS) * size + (len(ROWS) + 1) * GAP or (width - GAP) % (size + GAP):
+        return img
+    total = (width - GAP) // (size + GAP)
+    pixels = np.asarray(img.convert("RGB"))
+    last = total - 1
+    while last > 0:
+        x = GAP + last * (size + GAP)
+        if not all(is_white(pixels[y:y + size, x:x + size]) for y in range(GAP, height - size, size + GAP)):
+            break
+        last -= 1
+    if last == total - 1:
+        return img
+    return img.crop((0, 0, GAP + (last + 1) * (size + GAP), height))
