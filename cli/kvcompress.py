@@ -43,7 +43,7 @@ def train(
     stretch_prob: Annotated[float, typer.Option("--stretch-prob", help="Share with a position skip.")] = 0.25,
     rope_theta: Annotated[float, typer.Option("--rope-theta")] = 1e6,
     head_lasso: Annotated[float, typer.Option(
-        "--head-lasso", min=0.0, help="Group-lasso weight on each head's q/o projections (head sparsity).")] = 0.02,
+        "--head-lasso", min=0.0, help="Group-lasso weight on each head's q/o projections (head sparsity).")] = 0.08,
     seed: SeedOpt = None,
 ):
     """Train the small Llama model on the synthetic retrieval tasks (curriculum from short to long contexts).

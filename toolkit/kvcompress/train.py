@@ -174,7 +174,7 @@ def quick_accuracy(model, rng: random.Random, n: int, length: int) -> float:
 def train(out: str | Path, *, curriculum: str = DEFAULT_CURRICULUM, max_positions: int = 4096, lr: float = 1e-3,
           seed: int = 0, n_layers: int = 4, n_heads: int = 8, n_kv_heads: int = 8, hidden: int = 128,
           intermediate: int | None = None, log_every: int = 50, progress_file: str | None = None,
-          repeat_prob: float = 0.5, stretch_prob: float = 0.25, rope_theta: float = 1e6, head_lasso: float = 0.02,
+          repeat_prob: float = 0.5, stretch_prob: float = 0.25, rope_theta: float = 1e6, head_lasso: float = 0.08,
           check_lengths: tuple[int, ...] = (1024, 2048), check_n: int = 24) -> dict:
     """Train from scratch along `curriculum`; save model, tokenizer and training_log.json to `out`."""
     import torch
