@@ -29,23 +29,24 @@ def _default_model() -> Path:
 @app.command()
 def train(
     out: Annotated[Path, typer.Option("--out", help="Directory for the trained model.")],
-    steps: Annotated[int, typer.Option("--steps", min=1)] = 2000,
-    batch: Annotated[int, typer.Option("--batch", min=1)] = 12,
-    min_len: Annotated[int, typer.Option("--min-len", min=32)] = 48,
-    max_len: Annotated[int, typer.Option("--max-len", min=32)] = 112,
+    curriculum: Annotated[str | None, typer.Option(
+        "--curriculum", help="Stages STEPS:drill:BATCH or STEPS:MIN-MAX:BATCH (words), comma-separated, "
+                             "run in order (default: the shipped model's schedule).")] = None,
     lr: Annotated[float, typer.Option("--lr")] = 1e-3,
     layers: Annotated[int, typer.Option("--layers", min=1)] = 4,
-    hidden: Annotated[int, typer.Option("--hidden", min=8)] = 96,
-    heads: Annotated[int, typer.Option("--heads", min=1)] = 6,
-    kv_heads: Annotated[int, typer.Option("--kv-heads", min=1, help="KV heads (< heads: GQA).")] = 6,
+    hidden: Annotated[int, typer.Option("--hidden", min=8)] = 128,
+    heads: Annotated[int, typer.Option("--heads", min=1)] = 8,
+    kv_heads: Annotated[int, typer.Option("--kv-heads", min=1, help="KV heads (< heads: GQA).")] = 8,
     threads: Annotated[int, typer.Option("--threads", min=1)] = 1,
-    repeat_prob: Annotated[float, typer.Option("--repeat-prob", help="Share of sequences with a copy drill.")] = 0.5,
-    stretch_prob: Annotated[float, typer.Option("--stretch-prob", help="Share with a position skip.")] = 0.5,
-    drill_steps: Annotated[int, typer.Option("--drill-steps", help="First steps on pure copy drills.")] = 600,
+    repeat_prob: Annotated[float, typer.Option(
+        "--repeat-prob", help="Chance of a copy drill per 512 words of haystack.")] = 0.5,
+    stretch_prob: Annotated[float, typer.Option("--stretch-prob", help="Share with a position skip.")] = 0.25,
     rope_theta: Annotated[float, typer.Option("--rope-theta")] = 1e6,
+    head_lasso: Annotated[float, typer.Option(
+        "--head-lasso", min=0.0, help="Group-lasso weight on each head's q/o projections (head sparsity).")] = 0.08,
     seed: SeedOpt = None,
 ):
-    """Train the small Llama model on the synthetic retrieval tasks (short sequences, stretched positions).
+    """Train the small Llama model on the synthetic retrieval tasks (curriculum from short to long contexts).
 
     Example: reason kvcompress train --out assets/kvcompress/model
     """
@@ -57,14 +58,23 @@ def train(
 
     if heads % kv_heads or hidden % heads:
         raise InputError("--heads must divide --hidden and be a multiple of --kv-heads")
+    from toolkit.kvcompress.train import DEFAULT_CURRICULUM, parse_curriculum
+
+    curriculum = curriculum or DEFAULT_CURRICULUM
+    try:
+        steps = sum(s.steps for s in parse_curriculum(curriculum))
+    except ValueError as exc:
+        raise InputError(f"--curriculum: {exc}") from None
     torch.set_num_threads(threads)
     from toolkit.core.records import dumps, make_record
     from toolkit.kvcompress.train import train as run
 
-    summary = run(out, steps=steps, batch=batch, min_len=min_len, max_len=max_len, lr=lr, seed=seed_or_global(seed),
-                  n_layers=layers, n_heads=heads, n_kv_heads=kv_heads, hidden=hidden, repeat_prob=repeat_prob,
-                  stretch_prob=stretch_prob, drill_steps=drill_steps, rope_theta=rope_theta)
+    summary = run(out, curriculum=curriculum, lr=lr, seed=seed_or_global(seed), n_layers=layers, n_heads=heads,
+                  n_kv_heads=kv_heads, hidden=hidden, repeat_prob=repeat_prob, stretch_prob=stretch_prob,
+                  rope_theta=rope_theta, head_lasso=head_lasso)
     print(dumps(make_record("kvcompress.trained", 1, model=str(out), steps=steps, params=summary["params"],
+                            train_seconds=summary["train_seconds"],
+                            teacher_forced=summary["final_teacher_forced"],
                             final=summary["log"][-1] if summary["log"] else None)))
 
 

@@ -42,6 +42,31 @@ def test_training_sequence_masks_only_answers():
         assert sum(1 for i in supervised if i == WORD_ID["</s>"]) in (1, 2, 3)
 
 
+def test_long_training_sequences_carry_more_questions_and_copy_drills():
+    rng = random.Random(3)
+    questions, drills = [], []
+    for _ in range(12):
+        ids, mask = training_sequence(rng, 2048, repeat_prob=1.0)
+        questions.append(sum(1 for i, m in zip(ids, mask, strict=True) if m and i == WORD_ID["</s>"]))
+        ctx_end = ids.index(WORD_ID["question"])
+        runs, i = [], 0
+        while i < ctx_end:  # supervised runs inside the haystack are copy drills
+            if mask[i]:
+                j = i
+                while j < ctx_end and mask[j]:
+                    j += 1
+                runs.append((i - 2, j))
+                i = j
+            else:
+                i += 1
+        for a, b in runs:
+            chunk = ids[a:b]
+            assert any(ids[k:k + len(chunk)] == chunk for k in range(a - len(chunk) + 1)), "a drill repeats a chunk"
+        drills.append(len(runs))
+    assert max(questions) > 3 and min(questions) >= 1
+    assert max(drills) >= 3  # one drill chance per started 512 words
+
+
 def test_stretched_positions_have_one_skip_between_fillers():
     from toolkit.kvcompress.tasks import FILLER
     from toolkit.kvcompress.train import stretched_positions
@@ -65,8 +90,9 @@ def test_train_a_few_steps_saves_a_loadable_model(tmp_path):
     from toolkit.kvcompress.loading import load_model
     from toolkit.kvcompress.train import train
 
-    summary = train(tmp_path / "m", steps=3, batch=2, min_len=40, max_len=48, n_layers=1, n_heads=2,
-                    n_kv_heads=1, hidden=16, log_every=3, drill_steps=1)
-    assert summary["log"][-1]["step"] == 3 and (tmp_path / "m" / "training_log.json").exists()
+    summary = train(tmp_path / "m", curriculum="1:drill:2,2:40-48:2", n_layers=1, n_heads=2, n_kv_heads=1,
+                    hidden=16, log_every=3, check_lengths=(64,), check_n=2)
+    assert [e["step"] for e in summary["log"]] == [1, 3] and summary["log"][-1]["stage"] == "2:40-48:2"
+    assert set(summary["final_teacher_forced"]) == {"64"} and (tmp_path / "m" / "training_log.json").exists()
     model, _ = load_model(tmp_path / "m")
     assert model.config.num_key_value_heads == 1

@@ -138,17 +138,20 @@ def make_example(rng: random.Random, task: str, length: int, depth: float | None
     return Example(task, prompt, [*answer, "</s>"], final, answer_span, value_span, spans, support, depth)
 
 
-def training_sequence(rng: random.Random, length: int, max_questions: int = 3,
+def training_sequence(rng: random.Random, length: int, max_questions: int | None = None,
                       repeat_prob: float = 0.5) -> tuple[list[int], list[int]]:
     """A training sequence (ids) and its loss mask (1 on answer tokens incl. the reasoning step and </s>).
 
     Besides the example's own question, up to `max_questions - 1` more questions about other needles of
-    the same context are appended (more supervised answers per sequence, same skill). With probability
-    `repeat_prob` a filler chunk is also repeated later and its repeat supervised: a dense copy signal
-    that makes induction (copy) heads form within a few hundred steps on a CPU.
+    the same context are appended (more supervised answers per sequence, same skill); longer contexts
+    carry more distractor needles and more questions (default 3 + length // 256). With probability
+    `repeat_prob`, once per started 512 words, a filler chunk is also repeated later and its repeat
+    supervised: a dense copy signal that makes induction (copy) heads form and stay sharp at length.
     """
     task = rng.choice(TASKS)
-    ex = make_example(rng, task, length)
+    max_questions = 3 + length // 256 if max_questions is None else max_questions
+    nd = None if task == "single" else rng.randint(2, 4 + length // 512)
+    ex = make_example(rng, task, length, n_distractors=nd)
     prompt = ex.prompt
     facts, links = {}, {}
     for a, b in ex.spans:
@@ -174,21 +177,24 @@ def training_sequence(rng: random.Random, length: int, max_questions: int = 3,
             break
         if (q, a) != qas[0]:
             qas.append((q, a))
-    context = prompt[:qstart]
-    mask = [0] * len(context)
-    if rng.random() < repeat_prob:
+    # (word, supervised, free): `free` marks haystack filler a copy drill may overwrite or split
+    ctx = [(w, 0, w in FILLER) for w in prompt[:qstart]]
+    for _ in range(1 + (len(ctx) - 1) // 512):
+        if rng.random() >= repeat_prob:
+            continue
         # an induction drill: a filler chunk repeated later in the haystack, supervised on the repeat
         n = rng.randint(6, 24)
-        starts = [i for i in range(1, len(context) - n) if all(w in FILLER for w in context[i:i + n])]
-        if starts:
-            a = rng.choice(starts)
-            chunk = [rng.choice(VOCAB[len(SPECIALS):]) for _ in range(n)]  # any word, not only filler
-            context = context[:a] + chunk + context[a + n:]
-            slots = [i for i in range(a + n, len(context)) if context[i - 1] in FILLER and context[i] in FILLER]
-            at = rng.choice(slots) if slots else a + n  # between two filler words: never inside a needle
-            context = context[:at] + chunk + context[at:]
-            mask = mask[:at] + [0, 0] + [1] * (n - 2) + mask[at:]
-    ids = encode(context)
+        starts = [i for i in range(1, len(ctx) - n) if all(f for _, _, f in ctx[i:i + n])]
+        if not starts:
+            continue
+        a = rng.choice(starts)
+        chunk = [rng.choice(VOCAB[len(SPECIALS):]) for _ in range(n)]  # any word, not only filler
+        ctx[a:a + n] = [(w, 0, False) for w in chunk]
+        slots = [i for i in range(a + n, len(ctx)) if ctx[i - 1][2] and ctx[i][2]]
+        at = rng.choice(slots) if slots else a + n  # between two filler words: never inside a needle
+        ctx[at:at] = [(w, int(j >= 2), False) for j, w in enumerate(chunk)]
+    ids = encode([w for w, _, _ in ctx])
+    mask = [m for _, m, _ in ctx]
     for q, a in qas:
         ids += encode(q) + encode(a)
         mask += [0] * len(q) + [1] * len(a)

@@ -1,14 +1,22 @@
-"""Train the small Llama model on the synthetic retrieval tasks (CPU-friendly).
+"""Train the small Llama model on the synthetic retrieval tasks (CPU-friendly), short to long.
 
-Schedule: `drill_steps` steps of pure copy drills (a random filler chunk repeated, variable length,
-so only content-based induction solves it), then the task mix (with a copy drill inside half of the
-haystacks). Induction/copy heads form during the drill; the retrieval task reuses them.
+The schedule is a curriculum of stages (see `parse_curriculum`): first pure copy drills (a random
+chunk repeated, variable length, so only content-based induction solves it) where induction/copy heads
+form cheaply on short sequences, then the task mix (single needle, multi-key, two-hop, with copy drills
+inside the haystacks) on sequences that grow stage by stage up to the evaluated context lengths
+(1k-2k words), so the copy heads learn to stay sharp among thousands of filler tokens. Long sequences
+carry more needles and more questions (denser supervision per token of compute).
 
-Length generalization: rope_theta 1e6 leaves the slowest rotary dimensions almost unrotated over
-4k tokens (content channels that do not depend on distance); sequences are short (`min_len`..
-`max_len` words) but half of them get their position ids stretched PoSE-style -- one random skip
-between two filler words -- so the relative distances seen in training reach `max_positions`. At
-inference the model reads real contexts with ordinary contiguous positions.
+Length generalization beyond the trained lengths: rope_theta 1e6 leaves the slowest rotary dimensions
+almost unrotated over 4k tokens, and a share of the sequences get their position ids stretched
+PoSE-style -- one random skip between two filler words -- so relative distances seen in training reach
+`max_positions`. At inference the model reads real contexts with ordinary contiguous positions.
+
+Sparse heads: during the task stages a group-lasso penalty (`head_lasso` x the sum over heads of the
+joint norm of each query head's q_proj rows and o_proj columns) makes every head pay for being used,
+as in head-pruning regularizers: heads the tasks do not need shrink towards zero (their queries flatten,
+so they stop attending sharply), and the copy skill concentrates in a few heads instead of being
+spread redundantly over a whole layer.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ import json
 import math
 import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core import console
@@ -24,12 +33,53 @@ from toolkit.kvcompress.tasks import FILLER, SPECIALS, VOCAB, WORD_ID, build_tok
 
 FILLER_IDS = {WORD_ID[w] for w in FILLER}
 
+DEFAULT_CURRICULUM = "800:drill:12,800:48-160:12,300:256-640:4,300:640-1280:2,400:1024-2048:2"
 
-def model_config(n_layers: int = 4, n_heads: int = 6, n_kv_heads: int = 6, hidden: int = 96,
-                 max_positions: int = 4096, rope_theta: float = 1e6):
+
+@dataclass(frozen=True)
+class Stage:
+    """`steps` optimizer steps of `batch` sequences: copy drills, or the task mix at min_len..max_len words."""
+
+    steps: int
+    kind: str  # "drill" or "tasks"
+    min_len: int
+    max_len: int
+    batch: int
+
+    def spec(self) -> str:
+        what = "drill" if self.kind == "drill" else f"{self.min_len}-{self.max_len}"
+        return f"{self.steps}:{what}:{self.batch}"
+
+
+def parse_curriculum(text: str) -> list[Stage]:
+    """'STEPS:drill:BATCH' or 'STEPS:MIN-MAX:BATCH' stages, comma-separated, run in order."""
+    stages = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            steps_s, what, batch_s = part.split(":")
+            steps, batch = int(steps_s), int(batch_s)
+            if what == "drill":
+                stage = Stage(steps, "drill", 0, 0, batch)
+            else:
+                lo, hi = (int(x) for x in what.split("-"))
+                stage = Stage(steps, "tasks", lo, hi, batch)
+        except ValueError:
+            raise ValueError(f"curriculum stage '{part}': expected STEPS:drill:BATCH or STEPS:MIN-MAX:BATCH") from None
+        if steps < 1 or batch < 1 or (stage.kind == "tasks" and not 32 <= stage.min_len <= stage.max_len):
+            raise ValueError(f"curriculum stage '{part}': steps and batch >= 1, 32 <= MIN <= MAX")
+        stages.append(stage)
+    if not stages:
+        raise ValueError(f"curriculum '{text}': no stages")
+    return stages
+
+
+def model_config(n_layers: int = 4, n_heads: int = 8, n_kv_heads: int = 8, hidden: int = 128,
+                 max_positions: int = 4096, rope_theta: float = 1e6, intermediate: int | None = None):
     from transformers import LlamaConfig
 
-    return LlamaConfig(vocab_size=len(VOCAB), hidden_size=hidden, intermediate_size=3 * hidden,
+    return LlamaConfig(vocab_size=len(VOCAB), hidden_size=hidden, intermediate_size=intermediate or 3 * hidden,
                        num_hidden_layers=n_layers, num_attention_heads=n_heads, num_key_value_heads=n_kv_heads,
                        max_position_embeddings=max_positions, rope_theta=rope_theta, tie_word_embeddings=True,
                        pad_token_id=WORD_ID["<pad>"], bos_token_id=WORD_ID["<s>"], eos_token_id=WORD_ID["</s>"])
@@ -90,6 +140,21 @@ def copy_batch(rng: random.Random, batch: int, min_half: int = 16, max_half: int
     return ids, labels, pos
 
 
+def head_norms(model):
+    """(layers, heads) tensor: norm of each query head's q_proj rows and o_proj columns together."""
+    import torch
+
+    cfg = model.config
+    n, dim = cfg.num_attention_heads, cfg.hidden_size // cfg.num_attention_heads
+    rows = []
+    for layer in model.model.layers:
+        attn = layer.self_attn
+        q = attn.q_proj.weight.view(n, dim, -1)
+        o = attn.o_proj.weight.view(-1, n, dim)
+        rows.append(torch.sqrt((q ** 2).sum((1, 2)) + (o ** 2).sum((0, 2))))
+    return torch.stack(rows)
+
+
 def quick_accuracy(model, rng: random.Random, n: int, length: int) -> float:
     """Teacher-forced exact match of the answer tokens on fresh examples (cheap progress signal)."""
     import torch
@@ -106,19 +171,22 @@ def quick_accuracy(model, rng: random.Random, n: int, length: int) -> float:
     return hits / n
 
 
-def train(out: str | Path, *, steps: int = 2000, batch: int = 12, min_len: int = 48, max_len: int = 112,
-          max_positions: int = 4096, lr: float = 1e-3, seed: int = 0, n_layers: int = 4, n_heads: int = 6,
-          n_kv_heads: int = 6, hidden: int = 96, log_every: int = 25, progress_file: str | None = None,
-          repeat_prob: float = 0.5, stretch_prob: float = 0.5, drill_steps: int = 600,
-          rope_theta: float = 1e6) -> dict:
+def train(out: str | Path, *, curriculum: str = DEFAULT_CURRICULUM, max_positions: int = 4096, lr: float = 1e-3,
+          seed: int = 0, n_layers: int = 4, n_heads: int = 8, n_kv_heads: int = 8, hidden: int = 128,
+          intermediate: int | None = None, log_every: int = 50, progress_file: str | None = None,
+          repeat_prob: float = 0.5, stretch_prob: float = 0.25, rope_theta: float = 1e6, head_lasso: float = 0.08,
+          check_lengths: tuple[int, ...] = (1024, 2048), check_n: int = 24) -> dict:
+    """Train from scratch along `curriculum`; save model, tokenizer and training_log.json to `out`."""
     import torch
     from transformers import LlamaForCausalLM
 
     from toolkit.core.models import seed_everything
 
+    stages = parse_curriculum(curriculum)
+    steps = sum(s.steps for s in stages)
     seed_everything(seed)
     rng = random.Random(seed)
-    config = model_config(n_layers, n_heads, n_kv_heads, hidden, max_positions, rope_theta)
+    config = model_config(n_layers, n_heads, n_kv_heads, hidden, max_positions, rope_theta, intermediate)
     config._attn_implementation = "sdpa"
     model = LlamaForCausalLM(config)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
@@ -131,38 +199,50 @@ def train(out: str | Path, *, steps: int = 2000, batch: int = 12, min_len: int =
         return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * t))
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
-    log, t0 = [], time.time()
+    log, t0, step = [], time.time(), 0
     model.train()
-    for step in range(steps):
-        if step < drill_steps:
-            ids, labels, pos = copy_batch(rng, batch)
-        else:
-            ids, labels, pos = make_batch(rng, batch, min_len, max_len, max_positions, repeat_prob, stretch_prob)
-        loss = model(input_ids=ids, position_ids=pos, labels=labels).loss
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        sched.step()
-        if (step + 1) % log_every == 0 or step == steps - 1:
-            model.eval()
-            acc = quick_accuracy(model, random.Random(10_000 + step), 24, 256)
-            model.train()
-            entry = {"step": step + 1, "loss": round(float(loss.detach()), 4), "acc256": acc,
-                     "elapsed_s": round(time.time() - t0, 1)}
-            log.append(entry)
-            console.info(json.dumps(entry))
-            if progress_file:
-                with open(progress_file, "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(entry) + "\n")
+    for stage in stages:
+        for i in range(stage.steps):
+            if stage.kind == "drill":
+                ids, labels, pos = copy_batch(rng, stage.batch)
+            else:
+                ids, labels, pos = make_batch(rng, stage.batch, stage.min_len, stage.max_len, max_positions,
+                                              repeat_prob, stretch_prob)
+            loss = model(input_ids=ids, position_ids=pos, labels=labels).loss
+            total = loss
+            if head_lasso and stage.kind == "tasks":
+                total = loss + head_lasso * head_norms(model).sum()
+            opt.zero_grad(set_to_none=True)
+            total.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            step += 1
+            if step % log_every == 0 or i == stage.steps - 1:
+                length = 256 if stage.kind == "drill" else min(stage.max_len, 1024)
+                model.eval()
+                acc = quick_accuracy(model, random.Random(10_000 + step), 16, length)
+                model.train()
+                entry = {"step": step, "stage": stage.spec(), "loss": round(float(loss.detach()), 4),
+                         "acc_len": length, "acc": acc, "elapsed_s": round(time.time() - t0, 1)}
+                log.append(entry)
+                console.info(json.dumps(entry))
+                if progress_file:
+                    with open(progress_file, "a", encoding="utf-8") as fh:
+                        fh.write(json.dumps(entry) + "\n")
+    train_s = round(time.time() - t0, 1)
     model.eval()
+    final = {str(n): quick_accuracy(model, random.Random(20_000 + n), check_n, n) for n in check_lengths}
+    console.info(f"teacher-forced accuracy after training: {final}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     build_tokenizer().save_pretrained(out)
-    summary = {"rope_theta": rope_theta, "steps": steps, "batch": batch, "repeat_prob": repeat_prob,
-               "stretch_prob": stretch_prob,
-               "drill_steps": drill_steps, "min_len": min_len, "max_len": max_len,
-               "max_positions": max_positions, "lr": lr, "seed": seed, "log": log,
+    norms = head_norms(model).detach()
+    summary = {"curriculum": [s.spec() for s in stages], "steps": steps, "rope_theta": rope_theta,
+               "head_lasso": head_lasso, "head_norms": [[round(float(x), 3) for x in r] for r in norms],
+               "repeat_prob": repeat_prob, "stretch_prob": stretch_prob, "max_positions": max_positions,
+               "lr": lr, "seed": seed, "train_seconds": train_s, "final_teacher_forced": final, "log": log,
                "params": sum(p.numel() for p in model.parameters())}
     (out / "training_log.json").write_text(json.dumps(summary, indent=1))
     return summary
