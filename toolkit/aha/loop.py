@@ -5,7 +5,8 @@ mode with probability `inject_rate` (only modes that apply at that sub-task). Th
 is then executed twice from the same scene and the same plan:
 
 - without feedback: sub-tasks run one after another, failures go unnoticed;
-- with feedback: after every sub-task the detector judges its grid; on "No" the controller
+- with feedback: after every sub-task the detector judges its grid (the start frame and the
+  latest attempt of each sub-task so far, as a clean run would show them); on "No" the controller
   re-plans from the current state and retries (bounded). A failed sub-task that follows a
   grasp (pick/grasp/lift) backs up to that grasp first, since whatever went wrong has
   left the object out of the gripper (FailGen's retry plans from the current state).
@@ -101,7 +102,7 @@ def run_episode(cfg: LoopConfig, seed: int, judge: Judge | str | None,
             if judge == ORACLE:
                 answer = "Yes" if result.success else "No, the sub-task check failed"
             else:
-                answer = judge(env.grid(i), question(env.subtasks[i]), env.subtasks[i])
+                answer = judge(env.grid(i, latest_only=True), question(env.subtasks[i]), env.subtasks[i])
             calls += 1
             label, explanation = split_answer(answer)
             event.update(verdict=label, explanation=explanation)

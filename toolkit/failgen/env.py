@@ -146,14 +146,22 @@ class TaskEnv:
         """Front-view frames kept every `video_every` steps (empty unless video_every was set)."""
         return self.world.recorded
 
-    def grid(self, i: int | None = None):
+    def grid(self, i: int | None = None, latest_only: bool = False):
         """The AHA grid for sub-task i: columns up to the end of its latest run, later columns white.
 
         Columns of sub-tasks not run yet are drawn white (their planned nominal count), so a live
-        grid has the same shape as the dataset's grid for the same episode.
+        grid has the same shape as the dataset's grid for the same episode. With `latest_only`,
+        earlier attempts are left out: the start frame, then the latest run of each sub-task up to
+        i, which is the grid a clean execution would have drawn (what a detector was trained on).
         """
         if not self.render:
             raise InputError("this environment was built with render=False; no images to draw")
+        if latest_only and i is not None:
+            latest = {r.index: r for r in self.runs if r.index <= i}
+            shown = [0] + [c for k in sorted(latest) for c in latest[k].columns]
+            later = sum(self.planned[k] for k in range(i + 1, len(self.planned)))
+            return compose_grid([self.columns[c].images for c in shown], len(shown) - 1, len(shown) + later,
+                                self.image_size)
         runs = [r for r in self.runs if r.index == i] if i is not None else self.runs
         upto = max(runs[-1].columns) if runs and runs[-1].columns else len(self.columns) - 1
         if i is None:
