@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -9,6 +10,8 @@ from toolkit.aha.samples import load_samples, sample_from_image
 from toolkit.aha.train import TrainConfig, encode_sample, train
 from toolkit.aha.vlm import check_vlm_dir, load_vlm
 from toolkit.core.errors import InputError, RuntimeFailure
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "assets" / "aha" / "examples" / "samples.jsonl"
 
 
 def _logits(vlm, sample):
@@ -90,15 +93,21 @@ def test_non_vlm_directory_and_qlora_without_cuda(tiny_llama, tiny_vlm, synth_da
             train(cfg)
 
 
-def test_shipped_model_answers_yes_or_no_with_a_failgen_explanation(synth_data):
+def test_shipped_model_judges_fresh_failgen_grids(synth_data):
+    # 16 grids of fresh seeds (assets/aha/examples: the first 2 Yes and 2 No samples of 4 training tasks)
     from toolkit.aha import DEFAULT_MODEL
 
     vlm = load_vlm(DEFAULT_MODEL, device="cpu")
-    sample = sample_from_image(load_samples(synth_data)[0].image, "pick up the red cube")
-    verdict = next(detect_local(vlm, [sample], "shipped", max_new_tokens=40))
-    assert verdict["label"] in ("Yes", "No")
-    if verdict["label"] == "No":
-        assert verdict["explanation"] and "robot" in verdict["explanation"]
+    samples = load_samples(EXAMPLES)
+    verdicts = list(detect_local(vlm, samples, "shipped", max_new_tokens=40))
+    right = sum(v["label"] == s.label for v, s in zip(verdicts, samples, strict=True))
+    assert right >= 13, right
+    assert {v["label"] for v in verdicts} == {"Yes", "No"}
+    for v in verdicts:
+        if v["label"] == "No":
+            assert v["explanation"] and "robot" in v["explanation"]
+    one = sample_from_image(load_samples(synth_data)[0].image, "pick up the red cube")  # not a FailGen grid
+    assert next(detect_local(vlm, [one], "shipped", max_new_tokens=40))["label"] in ("Yes", "No")
 
 
 def test_vision_probe_trains_the_tower_and_is_not_saved(tiny_vlm, synth_data, tmp_path):
