@@ -97,9 +97,10 @@ def score(
     """
     from toolkit.core import console
     from toolkit.core.errors import InputError
+    from toolkit.core.paths import check_writable
     from toolkit.core.records import dumps, make_record
     from toolkit.kvcompress.loading import load_model, parse_floats, parse_ints
-    from toolkit.kvcompress.scoring import check_writable, save_scores, score_heads
+    from toolkit.kvcompress.scoring import save_scores, score_heads
 
     if method not in ("retrieval", "r2"):
         raise InputError(f"--method {method}: expected retrieval or r2")

@@ -212,9 +212,9 @@ def sweep(
     s = seed_or_global(seed)
     grid = parse_alphas(alphas)
     if plot is not None:
-        from toolkit.steer.plot import check_plot_path
+        from toolkit.core.paths import check_writable
 
-        check_plot_path(plot)
+        check_writable(plot, "--plot")
     vec = load_vector(vector)
     tried = parse_layers(layers, max(vec.layers) + 1) if layers else vec.layers
     vec = vec.only(tried)

@@ -7,17 +7,9 @@ import pytest
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    import torch
-    from transformers import LlamaForCausalLM
+    from tests.support.tiny_models import build_kv_task_model
 
-    from toolkit.kvcompress.tasks import build_tokenizer
-    from toolkit.kvcompress.train import model_config
-
-    torch.manual_seed(0)
-    out = tmp_path_factory.mktemp("kvc-cli-model")
-    LlamaForCausalLM(model_config(n_layers=2, n_heads=4, n_kv_heads=2, hidden=64)).save_pretrained(out)
-    build_tokenizer().save_pretrained(out)
-    return out
+    return build_kv_task_model(tmp_path_factory.mktemp("kvc-cli-model"))
 
 
 def test_score_then_eval_pipeline(reason, model_dir, tmp_path):

@@ -24,14 +24,6 @@ def gqa_model():
 @pytest.fixture(scope="session")
 def task_model_dir(tmp_path_factory):
     """A random-weight model over the task vocabulary, saved with its tokenizer (for CLI/scoring tests)."""
-    import torch
-    from transformers import LlamaForCausalLM
+    from tests.support.tiny_models import build_kv_task_model
 
-    from toolkit.kvcompress.tasks import build_tokenizer
-    from toolkit.kvcompress.train import model_config
-
-    torch.manual_seed(0)
-    out = tmp_path_factory.mktemp("kvc-model")
-    LlamaForCausalLM(model_config(n_layers=2, n_heads=4, n_kv_heads=2, hidden=64)).save_pretrained(out)
-    build_tokenizer().save_pretrained(out)
-    return out
+    return build_kv_task_model(tmp_path_factory.mktemp("kvc-model"))

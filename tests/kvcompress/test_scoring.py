@@ -103,8 +103,9 @@ def test_real_scoring_on_a_tiny_model(task_model_dir):
 
 def test_unwritable_score_file_and_too_many_masked_heads_are_input_errors(tmp_path):
     from toolkit.core.errors import InputError
+    from toolkit.core.paths import check_writable
     from toolkit.kvcompress.evaluate import mask_experiment
-    from toolkit.kvcompress.scoring import HeadScores, check_writable, save_scores
+    from toolkit.kvcompress.scoring import HeadScores, save_scores
 
     blocker = tmp_path / "file"
     blocker.write_text("x")

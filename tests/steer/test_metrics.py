@@ -87,12 +87,13 @@ def test_options_sharing_a_first_token_are_rejected(neox):
 
 def test_unwritable_plot_path_is_one_line_input_error(tmp_path):
     from toolkit.core.errors import InputError
-    from toolkit.steer.plot import check_plot_path, plot_sweep
+    from toolkit.core.paths import check_writable
+    from toolkit.steer.plot import plot_sweep
 
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(InputError, match="--plot .*cannot write"):
-        check_plot_path(blocker / "p.png")
+        check_writable(blocker / "p.png", "--plot")
     points = [{"family": "f", "split": "test", "layer": 1, "alpha": a, "accuracy": 0.5, "kl_nats": 0.0,
                "entropy_bits": 1.0} for a in (0.0, 1.0)]
     with pytest.raises(InputError, match="--plot .*cannot write"):

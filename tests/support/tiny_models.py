@@ -29,3 +29,17 @@ def build_tiny_llama(out: Path, seed: int = 0) -> Path:
     model.save_pretrained(out)
     tok.save_pretrained(out)
     return out
+
+
+def build_kv_task_model(out: Path, seed: int = 0) -> Path:
+    """A random-weight GQA Llama over the kvcompress task vocabulary, saved with its tokenizer."""
+    import torch
+    from transformers import LlamaForCausalLM
+
+    from toolkit.kvcompress.tasks import build_tokenizer
+    from toolkit.kvcompress.train import model_config
+
+    torch.manual_seed(seed)
+    LlamaForCausalLM(model_config(n_layers=2, n_heads=4, n_kv_heads=2, hidden=64)).save_pretrained(out)
+    build_tokenizer().save_pretrained(out)
+    return out

@@ -154,22 +154,6 @@ def _score_trial(model, ex: Example, method: str) -> tuple[np.ndarray, bool]:
     return contrib, rouge1_recall(generated, reference) > 0.5
 
 
-def check_writable(out: str | Path) -> None:
-    """A one-line input error, before any work, when the score file cannot be written."""
-    import os
-
-    from toolkit.core.errors import InputError
-
-    out = Path(out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"{out}: cannot write ({exc.strerror or exc})") from None
-    target = out if out.exists() else out.parent
-    if out.is_dir() or not os.access(target, os.W_OK):
-        raise InputError(f"{out}: cannot write ({'a folder' if out.is_dir() else 'permission denied'})")
-
-
 def save_scores(result: HeadScores, out: str | Path, model_dir: str = "") -> tuple[Path, Path]:
     """Write the JSON score file and a heatmap PNG next to it; returns both paths."""
     from toolkit.core.errors import InputError

@@ -5,21 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def check_plot_path(path: str | Path) -> None:
-    """A one-line input error, before a long sweep, when the PNG cannot be written there."""
-    import os
-
-    from toolkit.core.errors import InputError
-
-    out = Path(path)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--plot {out}: cannot write ({exc.strerror or exc})") from None
-    if out.is_dir() or not os.access(out if out.exists() else out.parent, os.W_OK):
-        raise InputError(f"--plot {out}: cannot write ({'a folder' if out.is_dir() else 'permission denied'})")
-
-
 def plot_sweep(points: list[dict], path: str | Path, title: str = "") -> Path:
     import matplotlib
 
