@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from tests.swe_search.conftest import snapshot
+from tests.swe_search.conftest import FILES, make_repo, snapshot
 from toolkit.core.errors import InputError
 from toolkit.swe_search.actions import Env, execute
 from toolkit.swe_search.instances import Instance
@@ -113,12 +113,22 @@ def test_test_command_uses_this_interpreter(user_repo):
     assert argv[:3] == [sys.executable, "-m", "pytest"] and argv[-1] == "t"
 
 
-def test_test_output_does_not_depend_on_the_callers_terminal(user_repo, monkeypatch):
-    # the output is quoted in LLM prompts, so a recorded replay must match on any terminal
-    root, _ = user_repo
+def test_test_output_does_not_depend_on_the_callers_terminal_or_ci(tmp_path, monkeypatch):
+    # the output is quoted in LLM prompts, so a recorded replay must match on any terminal and in CI,
+    # where pytest would otherwise print summary lines untruncated
+    root = tmp_path / "repo"
+    long_failure = "def test_long():\n    assert False, 'x' * 150\n"
+    make_repo(root, {**FILES, "tests/test_long.py": long_failure})
+    ids = ["tests/test_long.py::test_long", TESTS[1]]
     outputs = []
-    for columns in ("40", "200"):
+    for columns, ci in (("40", None), ("200", "true")):
         monkeypatch.setenv("COLUMNS", columns)
         monkeypatch.setenv("FORCE_COLOR", "1")
-        outputs.append(run_tests(root, TESTS, timeout=60).output)
+        for name in ("CI", "BUILD_NUMBER"):
+            if ci:
+                monkeypatch.setenv(name, ci)
+            else:
+                monkeypatch.delenv(name, raising=False)
+        outputs.append(run_tests(root, ids, timeout=60).output)
     assert outputs[0] == outputs[1] and "=" * 80 not in outputs[0] and "\x1b[" not in outputs[0]
+    assert "x" * 100 not in outputs[0].split("short test summary info")[1]  # the summary line stays truncated

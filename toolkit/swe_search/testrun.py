@@ -15,7 +15,9 @@ from pathlib import Path
 DEFAULT_TEST_CMD = "{python} -m pytest -q -rA -p no:cacheprovider --tb=short"
 SUMMARY = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (\S+)")
 HEAD, TAIL = 1500, 3500
-OUTPUT_SHAPING = {"COLUMNS", "LINES", "TERM", "PY_COLORS", "FORCE_COLOR", "NO_COLOR", "PYTHONHASHSEED"}
+# variables that change what a test run prints; CI and BUILD_NUMBER make pytest stop truncating summary lines
+OUTPUT_SHAPING = {"COLUMNS", "LINES", "TERM", "PY_COLORS", "FORCE_COLOR", "NO_COLOR", "PYTHONHASHSEED", "CI",
+                  "BUILD_NUMBER", "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONOPTIMIZE", "PYTHONIOENCODING"}
 TIMING = re.compile(r" in \d+(?:\.\d+)?s(?: \(\d+:\d+:\d+\))?")
 
 
@@ -96,7 +98,7 @@ def build_test_env(root: Path, coverage_file: Path | None = None) -> dict[str, s
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("COV_CORE", "PYTEST_")) and k not in OUTPUT_SHAPING}
     # fixed width, colour and hash seed: the output goes into LLM prompts that must not depend on the terminal
-    env.update(COLUMNS="80", LINES="24", TERM="dumb", NO_COLOR="1", PYTHONHASHSEED="0")
+    env.update(COLUMNS="80", LINES="24", TERM="dumb", NO_COLOR="1", PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8")
     env["PYTHONPATH"] = str(root)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     if coverage_file is not None:
