@@ -95,6 +95,9 @@ def train(
     vision_aux: Annotated[float, typer.Option(help="Weight of an auxiliary Yes/No probe on the image features "
                                               "(LLaVA-style models; helps a VLM trained from scratch use the image).")]
     = 0.0,
+    hindsight: Annotated[bool, typer.Option(help="Add relabelled pairs of wrong-object and nominal grids to the "
+                                            "training split, whose labels differ only by the object named.")]
+    = False,
     max_steps: Annotated[int | None, typer.Option(help="Stop after N steps (the LR schedule still spans --epochs).")]
     = None,
     device: DeviceOpt = "auto",
@@ -119,7 +122,7 @@ def train(
                       epochs=epochs, lr=lr, batch_size=batch_size, seed=seed_or_global(seed), val_frac=val_frac,
                       holdout_tasks=[t for t in holdout_tasks.split(",") if t], save_every=save_every,
                       max_steps=max_steps, verdict_weight=verdict_weight, vision_aux=vision_aux,
-                      device=device)
+                      hindsight=hindsight, device=device)
     writer = RecordWriter(None)
     summary = run_train(cfg, resume=resume, writer=writer)
     summary.pop("config")

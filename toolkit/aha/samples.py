@@ -29,6 +29,7 @@ class Sample:
     subtask_index: int = -1
     label: str = ""
     explanation: str = ""
+    relabelled: bool = False  # made by hindsight relabelling (hindsight.py), not read from a file
 
     @classmethod
     def from_record(cls, rec: dict[str, Any], base: Path, where: str) -> Sample:

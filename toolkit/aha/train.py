@@ -17,9 +17,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolkit.aha.hindsight import hindsight
 from toolkit.aha.prompt import YES
 from toolkit.aha.samples import Sample, load_samples, split_by_episode
-from toolkit.aha.vision_aux import VisionProbe
+from toolkit.aha.vision_aux import IGNORE, VisionProbe
 from toolkit.aha.vlm import VLM, load_image, load_vlm
 from toolkit.core import console
 from toolkit.core.errors import InputError, RuntimeFailure
@@ -50,6 +51,7 @@ class TrainConfig:
     warmup: int = 20
     verdict_weight: float = 1.0
     vision_aux: float = 0.0  # weight of the auxiliary Yes/No probe on the image features (vision_aux.py)
+    hindsight: bool = False  # add relabelled wrong-object pairs to the training split (hindsight.py)
     device: str = "auto"
 
 
@@ -172,16 +174,20 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     train_s, val_s, held = split_by_episode(samples, cfg.val_frac, cfg.seed, set(cfg.holdout_tasks))
     if not train_s:
         raise InputError(f"{cfg.data}: no training samples left after the split/hold-out")
+    relabelled = hindsight(train_s) if cfg.hindsight else []
+    train_s = train_s + relabelled
     vlm = load_vlm(cfg.model, device="cpu" if cfg.device == "cpu" else cfg.device,
                    load_in_4bit=cfg.load_in_4bit, trainable=True)
     pad_id = vlm.tokenizer.pad_token_id if vlm.tokenizer.pad_token_id is not None else 0
     vlm.tokenizer.padding_side = "right"
     console.info(f"encoding {len(train_s)} train / {len(val_s)} validation samples "
                  f"({len({s.episode_id for s in train_s})} / {len({s.episode_id for s in val_s})} episodes; "
-                 f"held out {len(held)} samples of tasks {sorted(set(cfg.holdout_tasks)) or '-'})")
+                 f"held out {len(held)} samples of tasks {sorted(set(cfg.holdout_tasks)) or '-'}"
+                 + (f"; {len(relabelled)} of the train samples relabelled in hindsight)" if cfg.hindsight else ")"))
     train_items = [encode_sample(vlm, s) for s in train_s]
     val_items = [encode_sample(vlm, s) for s in val_s]
-    train_verdicts = [int(s.label == YES) for s in train_s]
+    # the image alone decides a relabelled sample's label no more: the vision probe skips those
+    train_verdicts = [IGNORE if s.relabelled else int(s.label == YES) for s in train_s]
     model = _prepare_model(vlm, cfg)
     params = [p for p in model.parameters() if p.requires_grad]
     n_trainable = sum(p.numel() for p in params)
@@ -254,7 +260,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     val_loss = evaluate_loss(model, val_items, pad_id, cfg.batch_size, accelerator.device)
     summary = {"out": str(out), "mode": "full" if cfg.full else ("qlora" if cfg.load_in_4bit else "lora"),
                "steps": step, "epochs": round(step / per_epoch, 3), "train_samples": len(train_items),
-               "val_samples": len(val_items), "held_out_samples": len(held), "trainable_params": n_trainable,
+               "val_samples": len(val_items), "relabelled_samples": len(relabelled),
+               "held_out_samples": len(held), "trainable_params": n_trainable,
                "first_loss": history[0] if history else None,
                "last_loss": sum(history[-10:]) / max(1, len(history[-10:])) if history else None,
                "val_loss": val_loss, "val_episodes": sorted({s.episode_id for s in val_s}),

@@ -15,6 +15,7 @@ from typing import Any
 from toolkit.core.errors import InputError
 
 PROJECTOR_NAMES = ("multi_modal_projector",)
+IGNORE = -100  # a label the probe skips (its image alone does not decide the answer)
 
 
 def find_projector(model):
@@ -45,7 +46,8 @@ class VisionProbe:
         return list(self.head.parameters())
 
     def loss(self, verdicts):
-        """Cross-entropy of the probe on the last forward's image features (one image per sample)."""
+        """Cross-entropy of the probe on the last forward's image features (one image per sample);
+        labels equal to IGNORE are skipped, and a batch of only those gives zero."""
         import torch.nn.functional as F
 
         feats = self._features
@@ -53,7 +55,10 @@ class VisionProbe:
             raise InputError("--vision-aux: the model's forward pass did not go through its projector")
         pooled = feats.float().reshape(verdicts.shape[0], -1, feats.shape[-1]).mean(dim=1)
         self._features = None
-        return F.cross_entropy(self.head(pooled), verdicts)
+        keep = verdicts != IGNORE
+        if not bool(keep.any()):
+            return self.head.weight.sum() * 0.0  # keeps the graph: backward() stays valid
+        return F.cross_entropy(self.head(pooled[keep]), verdicts[keep])
 
     def state_dict(self) -> dict[str, Any]:
         return self.head.state_dict()
