@@ -2,10 +2,10 @@ import random
 
 import pytest
 
-from toolkit.kvcompress.tasks import TASKS, WORD_ID, decode, make_example, score_answer, training_sequence
+from toolkit.kvcompress.tasks import ALL_TASKS, WORD_ID, decode, make_example, score_answer, training_sequence
 
 
-@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("task", ALL_TASKS)
 def test_examples_are_consistent(task):
     rng = random.Random(0)
     for length in (80, 400):
@@ -21,6 +21,15 @@ def test_examples_are_consistent(task):
         assert decode(ex.ids()) == ex.prompt
         if task == "twohop":
             assert len(ex.support) == 2 and ex.answer[2] == "->"
+        elif task == "latent":  # answered directly; the question names only the first key
+            assert ex.answer == [*ex.final, "</s>"] and ex.prompt[-7:-3] == ["question", ":", "code", "via"]
+            key = ex.prompt[-3:-1]
+            assert len(ex.support) == 2 and ex.answer_span in ex.support
+            la, lb = next(s for s in ex.support if s != ex.answer_span)
+            assert ex.prompt[la:la + 4] == [*key, "links", "to"]
+            fa, fb = ex.answer_span
+            assert ex.prompt[fa:fb] == ["the", "code", "of", *ex.prompt[la + 4:la + 6], "is", *ex.final, "."]
+            assert key not in [ex.prompt[a + 3:a + 5] for a, _ in ex.spans]  # no fact about the asked key
         else:
             assert ex.support == [ex.answer_span]
 
@@ -40,6 +49,30 @@ def test_training_sequence_masks_only_answers():
         supervised = [i for i, m in zip(ids, mask, strict=True) if m]
         assert supervised[-1] == WORD_ID["</s>"]
         assert sum(1 for i in supervised if i == WORD_ID["</s>"]) in (1, 2, 3)
+
+
+def test_latent_training_asks_the_explicit_question_only_after_the_latent_one():
+    rng = random.Random(4)
+    latent = chain = 0
+    for _ in range(200):
+        ids, _ = training_sequence(rng, 600, max_questions=8, tasks=("latent",))
+        words = decode(ids)
+        asked = [words[i:i + 7] for i, w in enumerate(words) if w == "question"]
+        for i, q in enumerate(asked):
+            if q[2:4] == ["code", "via"]:
+                latent += 1
+            elif q[4:6] == ["links", "to"]:
+                chain += 1
+                later = [a for a in asked[i + 1:] if a[2:4] == ["code", "via"] and a[4:6] == q[2:4]]
+                assert not later, "a latent answer must not follow the explicit answer about its key"
+    assert latent > 300 and chain > 100
+
+
+def test_default_training_mix_has_no_latent_questions():
+    rng = random.Random(5)
+    for _ in range(50):
+        ids, _ = training_sequence(rng, 300)
+        assert "question : code via" not in " ".join(decode(ids))
 
 
 def test_long_training_sequences_carry_more_questions_and_copy_drills():
@@ -86,6 +119,15 @@ def test_stretched_positions_have_one_skip_between_fillers():
     assert 5 < jumps_seen < 25
 
 
+def test_lasso_weights_per_layer():
+    from toolkit.kvcompress.train import lasso_weights
+
+    assert lasso_weights(0.08, 3) == [0.08] * 3 and lasso_weights("0.1,0.1,0,0", 4) == [0.1, 0.1, 0.0, 0.0]
+    for bad in ("0.1,0.2", "-1", "x"):
+        with pytest.raises(ValueError, match="one per layer"):
+            lasso_weights(bad, 4)
+
+
 def test_train_a_few_steps_saves_a_loadable_model(tmp_path):
     from toolkit.kvcompress.loading import load_model
     from toolkit.kvcompress.train import train
@@ -94,5 +136,15 @@ def test_train_a_few_steps_saves_a_loadable_model(tmp_path):
                     hidden=16, log_every=3, check_lengths=(64,), check_n=2)
     assert [e["step"] for e in summary["log"]] == [1, 3] and summary["log"][-1]["stage"] == "2:40-48:2"
     assert set(summary["final_teacher_forced"]) == {"64"} and (tmp_path / "m" / "training_log.json").exists()
+    assert set(summary["final_teacher_forced_per_task"]["64"]) == {"single", "multikey", "twohop"}
     model, _ = load_model(tmp_path / "m")
     assert model.config.num_key_value_heads == 1
+
+
+def test_train_on_a_latent_mix_with_per_layer_lasso(tmp_path):
+    from toolkit.kvcompress.train import train
+
+    summary = train(tmp_path / "m", curriculum="2:40-48:2", n_layers=2, n_heads=2, n_kv_heads=1, hidden=16,
+                    head_lasso="0.1,0", tasks=("single", "latent", "latent"), check_lengths=(64,), check_n=2)
+    assert summary["head_lasso"] == [0.1, 0.0] and summary["tasks"] == ["single", "latent", "latent"]
+    assert set(summary["final_teacher_forced_per_task"]["64"]) == {"single", "latent"}

@@ -1,4 +1,4 @@
-"""Synthetic long-context retrieval tasks: single needle, multi-key, and two-hop reasoning.
+"""Synthetic long-context retrieval tasks: single needle, multi-key, two-hop reasoning (and a latent two-hop).
 
 A context is a haystack of filler words with "needle" sentences inserted at chosen depths:
     the code of K1 K2 is V1 V2 V3 .          (a fact)
@@ -6,6 +6,10 @@ A context is a haystack of filler words with "needle" sentences inserted at chos
 and ends with a question that restates the start of the needle; the model completes it by copying:
     question : code of K1 K2 is  V1 V2 V3 </s>
     question : K1 K2 links to  M1 M2 -> code of M1 M2 is V1 V2 V3 </s>   (two-hop: an explicit reasoning step)
+The opt-in `latent` task (not in TASKS, the default evaluated set) asks the two-hop question directly,
+as multi-hop QA does, and is answered by the value alone:
+    question : code via K1 K2 is  V1 V2 V3 </s>
+so the model must resolve K1 K2 -> M1 M2 -> V1 V2 V3 within the forward pass at the question.
 Everything is word-level over a small fixed vocabulary, so a tiny model can learn it on a CPU.
 """
 
@@ -23,6 +27,7 @@ VALUES = [f"v{i}" for i in range(N_VALUES)]
 VOCAB = SPECIALS + STRUCTURE + FILLER + KEYS + VALUES
 WORD_ID = {w: i for i, w in enumerate(VOCAB)}
 TASKS = ("single", "multikey", "twohop")
+ALL_TASKS = (*TASKS, "latent")
 KEY_LEN, VALUE_LEN = 2, 3
 
 
@@ -63,6 +68,16 @@ def _link(key: list[str], mid: list[str]) -> list[str]:
     return [*key, "links", "to", *mid, "."]
 
 
+def latent_question(key: list[str]) -> list[str]:
+    """The latent two-hop question: the code of the key that `key` links to."""
+    return ["question", ":", "code", "via", *key, "is"]
+
+
+def chain_question(key: list[str], mid: list[str], value: list[str]) -> tuple[list[str], list[str]]:
+    """The explicit two-hop question (the `twohop` task's) about `key` and its answer."""
+    return ["question", ":", *key, "links", "to"], [*mid, "->", "code", "of", *mid, "is", *value, "</s>"]
+
+
 def _distinct_keys(rng: random.Random, n: int) -> list[list[str]]:
     seen: set[tuple[str, ...]] = set()
     out = []
@@ -81,8 +96,8 @@ def _value(rng: random.Random) -> list[str]:
 def make_example(rng: random.Random, task: str, length: int, depth: float | None = None,
                  n_distractors: int | None = None) -> Example:
     """Build one example whose prompt has about `length` words; the queried needle sits at `depth` (0..1)."""
-    if task not in TASKS:
-        raise ValueError(f"unknown task {task!r}; expected one of {', '.join(TASKS)}")
+    if task not in ALL_TASKS:
+        raise ValueError(f"unknown task {task!r}; expected one of {', '.join(ALL_TASKS)}")
     depth = rng.random() if depth is None else depth
     if task == "single":
         nd = 0 if n_distractors is None else n_distractors
@@ -106,8 +121,12 @@ def make_example(rng: random.Random, task: str, length: int, depth: float | None
             a, b = keys[2 + 2 * i], keys[3 + 2 * i]
             others.append((_link(a, b), "distractor"))
             others.append((_fact(b, _value(rng)), "distractor"))
-        question = ["question", ":", *src, "links", "to"]
-        answer, final = [*mid, "->", "code", "of", *mid, "is", *target_value], [*target_value]
+        if task == "latent":
+            question, answer = latent_question(src), [*target_value]
+        else:
+            question, answer = chain_question(src, mid, target_value)
+            answer = answer[:-1]
+        final = [*target_value]
         needles = [(target, "target"), (link, "link"), *others]
     n_needle_words = sum(len(s) for s, _ in needles)
     n_fill = max(length - n_needle_words - len(question) - 1, len(needles) + 1)
@@ -139,7 +158,8 @@ def make_example(rng: random.Random, task: str, length: int, depth: float | None
 
 
 def training_sequence(rng: random.Random, length: int, max_questions: int | None = None,
-                      repeat_prob: float = 0.5) -> tuple[list[int], list[int]]:
+                      repeat_prob: float = 0.5, tasks: tuple[str, ...] = TASKS,
+                      chain_prob: float = 0.5) -> tuple[list[int], list[int]]:
     """A training sequence (ids) and its loss mask (1 on answer tokens incl. the reasoning step and </s>).
 
     Besides the example's own question, up to `max_questions - 1` more questions about other needles of
@@ -147,8 +167,12 @@ def training_sequence(rng: random.Random, length: int, max_questions: int | None
     carry more distractor needles and more questions (default 3 + length // 256). With probability
     `repeat_prob`, once per started 512 words, a filler chunk is also repeated later and its repeat
     supervised: a dense copy signal that makes induction (copy) heads form and stay sharp at length.
+    The task is drawn uniformly from `tasks` (repeat a task to weight it). In a `latent` context each linked
+    pair is asked latently and, with probability `chain_prob`, right after that also explicitly (the
+    `twohop` question, which teaches the two component steps); a latent answer never follows the
+    explicit answer about the same key, which would give it away.
     """
-    task = rng.choice(TASKS)
+    task = rng.choice(tasks)
     max_questions = 3 + length // 256 if max_questions is None else max_questions
     nd = None if task == "single" else rng.randint(2, 4 + length // 512)
     ex = make_example(rng, task, length, n_distractors=nd)
@@ -162,17 +186,22 @@ def training_sequence(rng: random.Random, length: int, max_questions: int | None
             links[tuple(words[:KEY_LEN])] = words[KEY_LEN + 2:2 * KEY_LEN + 2]
     qstart = len(prompt) - 1 - prompt[::-1].index("question")
     qas = [(prompt[qstart:], ex.answer)]
-    extra: list[tuple[list[str], list[str]]] = []
-    if task == "twohop":
+    groups: list[list[tuple[list[str], list[str]]]] = []  # questions about one needle, asked in a row
+    if task in ("twohop", "latent"):
         for k, mid in links.items():
             if tuple(mid) in facts:
-                extra.append((["question", ":", *k, "links", "to"],
-                              [*mid, "->", "code", "of", *mid, "is", *facts[tuple(mid)], "</s>"]))
+                chain = chain_question(list(k), mid, facts[tuple(mid)])
+                if task == "twohop":
+                    groups.append([chain])
+                else:
+                    groups.append([(latent_question(list(k)), [*facts[tuple(mid)], "</s>"])])
+                    if rng.random() < chain_prob:
+                        groups[-1].append(chain)
     else:
         for k, v in facts.items():
-            extra.append((["question", ":", "code", "of", *k, "is"], [*v, "</s>"]))
-    rng.shuffle(extra)
-    for q, a in extra:
+            groups.append([(["question", ":", "code", "of", *k, "is"], [*v, "</s>"])])
+    rng.shuffle(groups)
+    for q, a in (qa for group in groups for qa in group):
         if len(qas) >= max_questions:
             break
         if (q, a) != qas[0]:
@@ -202,7 +231,7 @@ def training_sequence(rng: random.Random, length: int, max_questions: int | None
 
 
 def score_answer(example: Example, generated_words: list[str]) -> bool:
-    """Exact match of the scored part (the value) in the generated words, after any reasoning step."""
+    """Exact match of the scored part (the value) in the generated words, after any reasoning step (twohop)."""
     words = [w for w in generated_words if w not in ("<pad>",)]
     if "</s>" in words:
         words = words[: words.index("</s>")]

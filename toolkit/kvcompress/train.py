@@ -16,7 +16,9 @@ Sparse heads: during the task stages a group-lasso penalty (`head_lasso` x the s
 joint norm of each query head's q_proj rows and o_proj columns) makes every head pay for being used,
 as in head-pruning regularizers: heads the tasks do not need shrink towards zero (their queries flatten,
 so they stop attending sharply), and the copy skill concentrates in a few heads instead of being
-spread redundantly over a whole layer.
+spread redundantly over a whole layer. The weight can differ per layer (e.g. none on the later layers,
+where a latent two-hop answer would need its second hop), and `tasks` sets the task mix (the opt-in
+`latent` task included).
 """
 
 from __future__ import annotations
@@ -29,7 +31,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.core import console
-from toolkit.kvcompress.tasks import FILLER, SPECIALS, VOCAB, WORD_ID, build_tokenizer, make_example, training_sequence
+from toolkit.kvcompress.tasks import (
+    FILLER,
+    SPECIALS,
+    TASKS,
+    VOCAB,
+    WORD_ID,
+    build_tokenizer,
+    make_example,
+    training_sequence,
+)
 
 FILLER_IDS = {WORD_ID[w] for w in FILLER}
 
@@ -103,11 +114,11 @@ def stretched_positions(rng: random.Random, ids: list[int], max_positions: int, 
 
 
 def make_batch(rng: random.Random, batch: int, min_len: int, max_len: int, max_positions: int,
-               repeat_prob: float = 0.5, stretch_prob: float = 0.5):
+               repeat_prob: float = 0.5, stretch_prob: float = 0.5, tasks: tuple[str, ...] = TASKS):
     import torch
 
     length = rng.randint(min_len, max_len)
-    seqs = [training_sequence(rng, length, repeat_prob=repeat_prob) for _ in range(batch)]
+    seqs = [training_sequence(rng, length, repeat_prob=repeat_prob, tasks=tasks) for _ in range(batch)]
     width = max(len(s[0]) for s in seqs)
     pad = WORD_ID["<pad>"]
     ids = torch.full((batch, width), pad, dtype=torch.long)
@@ -155,34 +166,60 @@ def head_norms(model):
     return torch.stack(rows)
 
 
-def quick_accuracy(model, rng: random.Random, n: int, length: int) -> float:
-    """Teacher-forced exact match of the answer tokens on fresh examples (cheap progress signal)."""
+def quick_accuracy(model, rng: random.Random, n: int, length: int, tasks: tuple[str, ...] = TASKS,
+                   per_task: dict | None = None) -> float:
+    """Teacher-forced exact match of the answer tokens on fresh examples (cheap progress signal).
+
+    With `per_task` (a dict), also fills it with each task's accuracy among the same examples.
+    """
     import torch
 
-    hits = 0
+    hits: dict[str, list[int]] = {}
     with torch.no_grad():
         for _ in range(n):
-            ex = make_example(rng, rng.choice(("single", "multikey", "twohop")), length)
+            ex = make_example(rng, rng.choice(tasks), length)
             seq = ex.ids() + ex.answer_ids()
             logits = model(torch.tensor([seq])).logits[0]
             start = len(ex.prompt)
             pred = logits[start - 1: len(seq) - 1].argmax(-1).tolist()
-            hits += pred == seq[start:]
-    return hits / n
+            hits.setdefault(ex.task, []).append(int(pred == seq[start:]))
+    if per_task is not None:
+        per_task.update({t: round(sum(h) / len(h), 3) for t, h in sorted(hits.items())})
+    return sum(sum(h) for h in hits.values()) / n
+
+
+def lasso_weights(head_lasso: float | str, n_layers: int) -> list[float]:
+    """Per-layer group-lasso weights from one number (every layer) or a comma-separated list, one per layer."""
+    try:
+        parts = [float(x) for x in str(head_lasso).split(",") if x.strip()]
+    except ValueError:
+        parts = []
+    if len(parts) == 1:
+        parts = parts * n_layers
+    if len(parts) != n_layers or min(parts) < 0:
+        raise ValueError(f"'{head_lasso}': expected one weight >= 0, or one per layer ({n_layers})")
+    return parts
 
 
 def train(out: str | Path, *, curriculum: str = DEFAULT_CURRICULUM, max_positions: int = 4096, lr: float = 1e-3,
           seed: int = 0, n_layers: int = 4, n_heads: int = 8, n_kv_heads: int = 8, hidden: int = 128,
           intermediate: int | None = None, log_every: int = 50, progress_file: str | None = None,
-          repeat_prob: float = 0.5, stretch_prob: float = 0.25, rope_theta: float = 1e6, head_lasso: float = 0.08,
+          repeat_prob: float = 0.5, stretch_prob: float = 0.25, rope_theta: float = 1e6,
+          head_lasso: float | str = 0.08, tasks: tuple[str, ...] = TASKS,
           check_lengths: tuple[int, ...] = (1024, 2048), check_n: int = 24) -> dict:
-    """Train from scratch along `curriculum`; save model, tokenizer and training_log.json to `out`."""
+    """Train from scratch along `curriculum`; save model, tokenizer and training_log.json to `out`.
+
+    `tasks`: the task mix of the task stages (drawn uniformly; repeat a task to weight it). `head_lasso`:
+    one group-lasso weight for every layer or one per layer (e.g. none on the later layers).
+    """
     import torch
     from transformers import LlamaForCausalLM
 
     from toolkit.core.models import seed_everything
 
     stages = parse_curriculum(curriculum)
+    lasso = lasso_weights(head_lasso, n_layers)
+    eval_tasks = tuple(sorted(set(tasks), key=tasks.index))
     steps = sum(s.steps for s in stages)
     seed_everything(seed)
     rng = random.Random(seed)
@@ -207,11 +244,14 @@ def train(out: str | Path, *, curriculum: str = DEFAULT_CURRICULUM, max_position
                 ids, labels, pos = copy_batch(rng, stage.batch)
             else:
                 ids, labels, pos = make_batch(rng, stage.batch, stage.min_len, stage.max_len, max_positions,
-                                              repeat_prob, stretch_prob)
+                                              repeat_prob, stretch_prob, tasks)
             loss = model(input_ids=ids, position_ids=pos, labels=labels).loss
             total = loss
-            if head_lasso and stage.kind == "tasks":
-                total = loss + head_lasso * head_norms(model).sum()
+            if any(lasso) and stage.kind == "tasks":
+                if len(set(lasso)) == 1:
+                    total = loss + lasso[0] * head_norms(model).sum()
+                else:
+                    total = loss + (torch.tensor(lasso)[:, None] * head_norms(model)).sum()
             opt.zero_grad(set_to_none=True)
             total.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -221,10 +261,11 @@ def train(out: str | Path, *, curriculum: str = DEFAULT_CURRICULUM, max_position
             if step % log_every == 0 or i == stage.steps - 1:
                 length = 256 if stage.kind == "drill" else min(stage.max_len, 1024)
                 model.eval()
-                acc = quick_accuracy(model, random.Random(10_000 + step), 16, length)
+                by_task: dict = {}
+                acc = quick_accuracy(model, random.Random(10_000 + step), 16, length, eval_tasks, by_task)
                 model.train()
                 entry = {"step": step, "stage": stage.spec(), "loss": round(float(loss.detach()), 4),
-                         "acc_len": length, "acc": acc, "elapsed_s": round(time.time() - t0, 1)}
+                         "acc_len": length, "acc": acc, "acc_tasks": by_task, "elapsed_s": round(time.time() - t0, 1)}
                 log.append(entry)
                 console.info(json.dumps(entry))
                 if progress_file:
@@ -232,17 +273,21 @@ def train(out: str | Path, *, curriculum: str = DEFAULT_CURRICULUM, max_position
                         fh.write(json.dumps(entry) + "\n")
     train_s = round(time.time() - t0, 1)
     model.eval()
-    final = {str(n): quick_accuracy(model, random.Random(20_000 + n), check_n, n) for n in check_lengths}
-    console.info(f"teacher-forced accuracy after training: {final}")
+    final = {str(n): quick_accuracy(model, random.Random(20_000 + n), check_n, n, eval_tasks) for n in check_lengths}
+    per_task = {str(n): {t: quick_accuracy(model, random.Random(30_000 + n), check_n, n, (t,)) for t in eval_tasks}
+                for n in check_lengths}
+    console.info(f"teacher-forced accuracy after training: {final}; per task: {per_task}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     build_tokenizer().save_pretrained(out)
     norms = head_norms(model).detach()
     summary = {"curriculum": [s.spec() for s in stages], "steps": steps, "rope_theta": rope_theta,
-               "head_lasso": head_lasso, "head_norms": [[round(float(x), 3) for x in r] for r in norms],
+               "head_lasso": lasso[0] if len(set(lasso)) == 1 else lasso,
+               "head_norms": [[round(float(x), 3) for x in r] for r in norms],
                "repeat_prob": repeat_prob, "stretch_prob": stretch_prob, "max_positions": max_positions,
-               "lr": lr, "seed": seed, "train_seconds": train_s, "final_teacher_forced": final, "log": log,
+               "lr": lr, "seed": seed, "train_seconds": train_s, "final_teacher_forced": final,
+               "final_teacher_forced_per_task": per_task, "tasks": list(tasks), "log": log,
                "params": sum(p.numel() for p in model.parameters())}
     (out / "training_log.json").write_text(json.dumps(summary, indent=1))
     return summary
