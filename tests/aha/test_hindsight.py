@@ -70,3 +70,10 @@ def test_vision_probe_skips_relabelled_samples():
     model(feats)
     none = probe.loss(torch.tensor([IGNORE, IGNORE]))
     assert float(none.detach()) == 0.0 and none.requires_grad
+
+
+def test_a_probe_at_chance_is_called_stuck():
+    from toolkit.aha.vision_aux import CHANCE, stuck_at_chance
+
+    assert stuck_at_chance(CHANCE) and stuck_at_chance(0.66) and stuck_at_chance(0.9)
+    assert not stuck_at_chance(0.5) and not stuck_at_chance(0.2)

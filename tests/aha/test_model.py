@@ -120,6 +120,9 @@ def test_vision_probe_trains_the_tower_and_is_not_saved(tiny_vlm, synth_data, tm
     plain = train(TrainConfig(out=str(tmp_path / "plain"), **common))
     aux = train(TrainConfig(out=str(tmp_path / "aux"), vision_aux=1.0, **common))
     assert aux["first_loss"] > plain["first_loss"] + 0.3  # the probe's cross-entropy (about ln 2) is in the loss
+    assert plain["vision_probe_loss"] is None and 0.0 < aux["vision_probe_loss"] < 2.0
+    logged = [json.loads(line) for line in (tmp_path / "aux" / "train_log.jsonl").read_text().splitlines()]
+    assert logged and all("probe_loss" in r for r in logged)
     tower = [n for n, _ in load_vlm(tiny_vlm, device="cpu").model.named_parameters() if "vision_tower" in n]
     a, b = load_vlm(tmp_path / "plain", device="cpu").model, load_vlm(tmp_path / "aux", device="cpu").model
     pa, pb = dict(a.named_parameters()), dict(b.named_parameters())

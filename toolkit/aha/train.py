@@ -20,7 +20,7 @@ from typing import Any
 from toolkit.aha.hindsight import hindsight
 from toolkit.aha.prompt import YES
 from toolkit.aha.samples import Sample, load_samples, split_by_episode
-from toolkit.aha.vision_aux import IGNORE, VisionProbe
+from toolkit.aha.vision_aux import CHANCE, IGNORE, VisionProbe, stuck_at_chance
 from toolkit.aha.vlm import VLM, load_image, load_vlm
 from toolkit.core import console
 from toolkit.core.errors import InputError, RuntimeFailure
@@ -205,7 +205,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
         frac = (step - cfg.warmup) / max(1, scheduled - cfg.warmup)
         return cfg.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
 
-    step, history = 0, []
+    step, history, probe_history = 0, [], []
     if resume and (ckpt / "state.pt").exists():
         state = torch.load(ckpt / "state.pt", map_location="cpu", weights_only=False)
         if state["config"] != _comparable(cfg):
@@ -236,7 +236,9 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             loss = answer_loss(model, batch, cfg.verdict_weight)
             if probe is not None:
                 verdicts = torch.tensor([train_verdicts[i] for i in shard], device=accelerator.device)
-                loss = loss + cfg.vision_aux * probe.loss(verdicts)
+                probe_loss = probe.loss(verdicts)
+                probe_history.append(float(probe_loss.detach()))
+                loss = loss + cfg.vision_aux * probe_loss
             accelerator.backward(loss)
             accelerator.clip_grad_norm_(params, 1.0)
             optimizer.step()
@@ -246,6 +248,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             advance()
             end_of_epoch = step % per_epoch == 0 or step == total
             record = {"step": step, "epoch": round(step / per_epoch, 3), "loss": history[-1], "lr": lr_at(step - 1)}
+            if probe_history:
+                record["probe_loss"] = round(sum(probe_history[-10:]) / len(probe_history[-10:]), 5)
             if end_of_epoch:
                 record["val_loss"] = evaluate_loss(model, val_items, pad_id, cfg.batch_size, accelerator.device)
             if step % 10 == 0 or end_of_epoch:
@@ -255,12 +259,19 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             if accelerator.is_main_process and (step % cfg.save_every == 0 or end_of_epoch):
                 _save_checkpoint(ckpt, accelerator.unwrap_model(model), optimizer, step, history, cfg, probe)
     log.close()
+    probe_end = None
     if probe is not None:
         probe.close()
+        probe_end = sum(probe_history[-per_epoch:]) / max(1, len(probe_history[-per_epoch:]))
+        if probe_history and stuck_at_chance(probe_end):
+            console.warn(f"the vision probe ended at chance (loss {probe_end:.3f} over the last epoch, chance "
+                         f"{CHANCE:.3f}): the model has likely learned to answer from the text alone; "
+                         "retrain with another --lr / --vision-aux (see assets/aha/README.md)")
     val_loss = evaluate_loss(model, val_items, pad_id, cfg.batch_size, accelerator.device)
     summary = {"out": str(out), "mode": "full" if cfg.full else ("qlora" if cfg.load_in_4bit else "lora"),
                "steps": step, "epochs": round(step / per_epoch, 3), "train_samples": len(train_items),
                "val_samples": len(val_items), "relabelled_samples": len(relabelled),
+               "vision_probe_loss": None if probe_end is None else round(probe_end, 5),
                "held_out_samples": len(held), "trainable_params": n_trainable,
                "first_loss": history[0] if history else None,
                "last_loss": sum(history[-10:]) / max(1, len(history[-10:])) if history else None,

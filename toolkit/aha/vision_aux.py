@@ -10,12 +10,19 @@ them. The probe is dropped when training ends: the saved model is the plain VLM.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from toolkit.core.errors import InputError
 
 PROJECTOR_NAMES = ("multi_modal_projector",)
 IGNORE = -100  # a label the probe skips (its image alone does not decide the answer)
+CHANCE = math.log(2)  # the probe's cross-entropy when its features say nothing about Yes/No
+
+
+def stuck_at_chance(mean_loss: float, margin: float = 0.05) -> bool:
+    """True when the probe's loss stayed within `margin` of chance: the vision tower learned no success cue."""
+    return mean_loss >= CHANCE - margin
 
 
 def find_projector(model):
