@@ -70,6 +70,12 @@ def encode_sample(vlm: VLM, sample: Sample, with_answer: bool = True) -> dict[st
     return item
 
 
+def _tail_mean(values: list[float], n: int) -> float:
+    """Mean of the last n values (0.0 for none)."""
+    tail = values[-n:]
+    return sum(tail) / max(1, len(tail))
+
+
 def collate(items: list[dict[str, Any]], pad_id: int) -> dict[str, Any]:
     """Right-pad token tensors; concatenate image tensors along the first axis."""
     import torch
@@ -176,14 +182,14 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
         raise InputError(f"{cfg.data}: no training samples left after the split/hold-out")
     relabelled = hindsight(train_s) if cfg.hindsight else []
     train_s = train_s + relabelled
+    relabel_note = f"; {len(relabelled)} of the train samples relabelled in hindsight" if cfg.hindsight else ""
     vlm = load_vlm(cfg.model, device="cpu" if cfg.device == "cpu" else cfg.device,
                    load_in_4bit=cfg.load_in_4bit, trainable=True)
     pad_id = vlm.tokenizer.pad_token_id if vlm.tokenizer.pad_token_id is not None else 0
     vlm.tokenizer.padding_side = "right"
     console.info(f"encoding {len(train_s)} train / {len(val_s)} validation samples "
                  f"({len({s.episode_id for s in train_s})} / {len({s.episode_id for s in val_s})} episodes; "
-                 f"held out {len(held)} samples of tasks {sorted(set(cfg.holdout_tasks)) or '-'}"
-                 + (f"; {len(relabelled)} of the train samples relabelled in hindsight)" if cfg.hindsight else ")"))
+                 f"held out {len(held)} samples of tasks {sorted(set(cfg.holdout_tasks)) or '-'}{relabel_note})")
     train_items = [encode_sample(vlm, s) for s in train_s]
     val_items = [encode_sample(vlm, s) for s in val_s]
     # the image alone decides a relabelled sample's label no more: the vision probe skips those
@@ -249,7 +255,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             end_of_epoch = step % per_epoch == 0 or step == total
             record = {"step": step, "epoch": round(step / per_epoch, 3), "loss": history[-1], "lr": lr_at(step - 1)}
             if probe_history:
-                record["probe_loss"] = round(sum(probe_history[-10:]) / len(probe_history[-10:]), 5)
+                record["probe_loss"] = round(_tail_mean(probe_history, 10), 5)
             if end_of_epoch:
                 record["val_loss"] = evaluate_loss(model, val_items, pad_id, cfg.batch_size, accelerator.device)
             if step % 10 == 0 or end_of_epoch:
@@ -262,7 +268,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     probe_end = None
     if probe is not None:
         probe.close()
-        probe_end = sum(probe_history[-per_epoch:]) / max(1, len(probe_history[-per_epoch:]))
+        probe_end = _tail_mean(probe_history, per_epoch)
         if probe_history and stuck_at_chance(probe_end):
             console.warn(f"the vision probe ended at chance (loss {probe_end:.3f} over the last epoch, chance "
                          f"{CHANCE:.3f}): the model has likely learned to answer from the text alone; "
@@ -274,7 +280,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                "vision_probe_loss": None if probe_end is None else round(probe_end, 5),
                "held_out_samples": len(held), "trainable_params": n_trainable,
                "first_loss": history[0] if history else None,
-               "last_loss": sum(history[-10:]) / max(1, len(history[-10:])) if history else None,
+               "last_loss": _tail_mean(history, 10) if history else None,
                "val_loss": val_loss, "val_episodes": sorted({s.episode_id for s in val_s}),
                "holdout_tasks": sorted(cfg.holdout_tasks), "config": asdict(cfg)}
     if accelerator.is_main_process:

@@ -68,6 +68,11 @@ def _link(key: list[str], mid: list[str]) -> list[str]:
     return [*key, "links", "to", *mid, "."]
 
 
+def fact_question(key: list[str]) -> list[str]:
+    """The retrieval question (single and multi-key tasks): the code of `key`."""
+    return ["question", ":", "code", "of", *key, "is"]
+
+
 def latent_question(key: list[str]) -> list[str]:
     """The latent two-hop question: the code of the key that `key` links to."""
     return ["question", ":", "code", "via", *key, "is"]
@@ -108,7 +113,7 @@ def make_example(rng: random.Random, task: str, length: int, depth: float | None
         target_key, target_value = keys[0], _value(rng)
         target = _fact(target_key, target_value)
         others = [(_fact(keys[i + 1], _value(rng)), "distractor") for i in range(nd)]
-        question = ["question", ":", "code", "of", *target_key, "is"]
+        question = fact_question(target_key)
         answer, final = [*target_value], [*target_value]
         needles = [(target, "target"), *others]
     else:
@@ -199,7 +204,7 @@ def training_sequence(rng: random.Random, length: int, max_questions: int | None
                         groups[-1].append(chain)
     else:
         for k, v in facts.items():
-            groups.append([(["question", ":", "code", "of", *k, "is"], [*v, "</s>"])])
+            groups.append([(fact_question(list(k)), [*v, "</s>"])])
     rng.shuffle(groups)
     for q, a in (qa for group in groups for qa in group):
         if len(qas) >= max_questions:
