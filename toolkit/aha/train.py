@@ -243,7 +243,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             if probe is not None:
                 verdicts = torch.tensor([train_verdicts[i] for i in shard], device=accelerator.device)
                 probe_loss = probe.loss(verdicts)
-                probe_history.append(float(probe_loss.detach()))
+                if bool((verdicts != IGNORE).any()):  # a batch of relabelled samples only scores nothing
+                    probe_history.append(float(probe_loss.detach()))
                 loss = loss + cfg.vision_aux * probe_loss
             accelerator.backward(loss)
             accelerator.clip_grad_norm_(params, 1.0)
