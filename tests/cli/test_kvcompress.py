@@ -57,7 +57,8 @@ def test_errors_are_one_line(reason, model_dir, tmp_path):
     r = reason("kvcompress", "eval", "--model", str(model_dir), "--scores", str(tmp_path / "missing.json"),
                "--methods", "headkv")
     assert r.returncode == 2 and "no such head-score file" in r.stderr
-    for opt, value, says in (("--head-lasso", "0.1,0.2", "one per layer (4)"), ("--tasks", "single,magic", "latent")):
+    for opt, value, says in (("--head-lasso", "0.1,0.2", "one per layer (4)"), ("--tasks", "single,magic", "latent"),
+                             ("--curriculum", "10:abc:2", "stage '10:abc:2'")):  # quoted as typed, no emoji
         r = reason("kvcompress", "train", "--out", str(tmp_path / "m"), opt, value)
         assert r.returncode == 2 and opt in r.stderr and says in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "m").exists()

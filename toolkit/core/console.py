@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-console = Console(stderr=True)
+# emoji off: messages quote user data (paths, specs, SQL), where ":name:" must stay as typed
+console = Console(stderr=True, emoji=False)
 _state = {"quiet": False}
 
 T = TypeVar("T")
