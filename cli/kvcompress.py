@@ -188,6 +188,9 @@ def evaluate(
     window: Annotated[int, typer.Option("--window", min=1)] = 8,
     kernel: Annotated[int, typer.Option("--kernel", min=1)] = 7,
     beta: Annotated[float, typer.Option("--beta", help="HeadKV pool split: each head keeps base - base//beta.")] = 1.2,
+    pin_support: Annotated[bool, typer.Option(
+        "--pin-support", help="Oracle diagnostic: every head keeps the answer path's sentences first (within "
+        "its budget), to tell what selection loses from what the budget loses.")] = False,
     attn: AttnOpt = "eager",
     device: DeviceOpt = "cpu",
     out: OutOpt = None,
@@ -219,7 +222,7 @@ def evaluate(
     s = seed_or_global(seed)
     examples = make_eval_set(s, n, parse_ints(lengths, "--lengths"), _tasks(tasks))
     table = Table(title="kvcompress: accuracy vs KV budget")
-    for col in ("method", "budget", "accuracy", "KV held", "by task"):
+    for col in ("method", "budget", "accuracy", "KV held", "by task", "answer held by a head"):
         table.add_column(col)
     with open_writer(out) as writer:
         def on_row(row):
@@ -227,8 +230,9 @@ def evaluate(
             frac = "" if row["kv_fraction"] is None else f" ({row['kv_fraction']:.1%})"
             table.add_row(row["method"], str(row["budget"] or "-"), f"{row['accuracy']:.3f}",
                           f"{row['kv_bytes_mean'] / 1024:.0f} KiB{frac}",
-                          " ".join(f"{k}={v:.2f}" for k, v in row["by_task"].items()))
+                          " ".join(f"{k}={v:.2f}" for k, v in row["by_task"].items()),
+                          " ".join(f"{k}={v:.2f}" for k, v in row["answer_held_by_task"].items()))
 
         eval_grid(lm, examples, wanted, parse_ints(budgets, "--budgets"), head_scores, window, kernel, beta,
-                  on_row=on_row)
+                  on_row=on_row, pin_support=pin_support)
     console.console.print(table)

@@ -140,3 +140,38 @@ def test_bad_press_arguments():
         KVPress("snapkv", budget=8)
     with pytest.raises(InputError, match="needs head scores"):
         KVPress("headkv", budget=64)
+
+
+@pytest.mark.parametrize("method", ["snapkv", "adakv", "headkv"])
+def test_pinned_positions_are_kept_by_every_head_within_its_budget(gqa_model, prompt, method):
+    pins = (3, 17, 40, 41, 42)
+    plain = KVPress(method, budget=16, head_scores=np.ones((2, 4)))
+    pinned = KVPress(method, budget=16, head_scores=np.ones((2, 4)), pinned=pins)
+    _gen(gqa_model, prompt, plain, n=2)
+    _gen(gqa_model, prompt, pinned, n=2)
+    assert pinned.last_cache.head_lengths() == plain.last_cache.head_lengths()  # same budgets
+    missed = 0
+    for layer, ref in zip(pinned.last_cache.layers, plain.last_cache.layers, strict=True):
+        assert layer.flat
+        for h in range(layer.n_heads):
+            assert set(pins) <= set(layer.pos[layer.head == h].tolist())
+            missed += not set(pins) <= set(ref.pos[ref.head == h].tolist())
+    assert missed > 0  # without pins, selection drops some of them
+
+
+def test_answer_held_counts_the_best_head():
+    from types import SimpleNamespace
+
+    from toolkit.kvcompress.cache import HeadLayer
+    from toolkit.kvcompress.evaluate import answer_held
+
+    layer = HeadLayer()
+    k = torch.zeros(1, 2, 20, 4)
+    layer.update(k, k)
+    # head 0 keeps 10 and 11 of the value span [10, 13); head 1 keeps only 12
+    layer.compress([torch.tensor([0, 10, 11, 19]), torch.tensor([1, 12, 19])])
+    ex = SimpleNamespace(value_span=(10, 13))
+    assert answer_held(SimpleNamespace(layers=[layer]), ex) == pytest.approx(2 / 3)
+    dense = HeadLayer()
+    dense.update(k, k)
+    assert answer_held(SimpleNamespace(layers=[layer, dense]), ex) == 1.0  # a layer kept whole

@@ -43,8 +43,25 @@ def generate_words(model, ex: Example, press: KVPress | None = None) -> tuple[li
             full = sum(layer.n_heads * seen * 2 * layer.keys.shape[-1] * layer.keys.element_size()
                        for layer in cache.layers)
             stats = {"kv_bytes": cache.stored_bytes(), "kv_entries": cache.stored_entries(), "full_bytes": full,
-                     "head_lengths": cache.head_lengths()}
+                     "head_lengths": cache.head_lengths(), "answer_held": answer_held(cache, ex)}
     return decode(out[0, ids.shape[1]:].tolist()), stats
+
+
+def answer_held(cache, ex: Example) -> float:
+    """Share of the answer's value words held by the KV head that holds most of them (1.0 when nothing was evicted).
+
+    The answer can only be copied if some head still holds it, so this separates what selection dropped
+    from what the model got wrong with the value in reach.
+    """
+    a, b = ex.value_span
+    best = 0.0
+    for layer in cache.layers:
+        if not layer.flat:
+            return 1.0
+        inside = (layer.pos >= a) & (layer.pos < b)
+        per_head = np.bincount(layer.head[inside].cpu().numpy(), minlength=layer.n_heads)
+        best = max(best, float(per_head.max()) / (b - a))
+    return best
 
 
 @contextlib.contextmanager
@@ -72,9 +89,18 @@ def masked_heads(model, heads):
             h.remove()
 
 
-def accuracy(model, examples: list[Example], press: KVPress | None = None) -> tuple[float, list[dict]]:
+def support_positions(ex: Example) -> tuple[int, ...]:
+    """Prompt positions of the sentences on the answer path (the fact, and the link for two-hop)."""
+    return tuple(i for a, b in ex.support for i in range(a, b))
+
+
+def accuracy(model, examples: list[Example], press: KVPress | None = None,
+             pin_support: bool = False) -> tuple[float, list[dict]]:
+    """Greedy accuracy; with `pin_support` (an oracle) every head keeps the answer path first, within its budget."""
     rows = []
     for ex in examples:
+        if press is not None and pin_support:
+            press.pinned = support_positions(ex)
         words, stats = generate_words(model, ex, press)
         rows.append({"task": ex.task, "length": len(ex.prompt), "correct": score_answer(ex, words), **stats})
     return float(np.mean([r["correct"] for r in rows])) if rows else 0.0, rows
@@ -118,7 +144,7 @@ def mask_experiment(model, scores: np.ndarray, examples: list[Example], ks=(1, 2
 
 
 def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None, window: int = 8,
-              kernel: int = 7, beta: float = 1.2, on_row=None) -> list[dict]:
+              kernel: int = 7, beta: float = 1.2, on_row=None, pin_support: bool = False) -> list[dict]:
     """Accuracy and KV memory held for every (method, budget); `full` is evaluated once."""
     rows = []
     for method in methods:
@@ -126,14 +152,16 @@ def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None
             press = KVPress(method, budget=budget if method != "full" else 10**9, window=window, kernel=kernel,
                             head_scores=head_scores, beta=beta)
             t0 = time.perf_counter()
-            acc, per = accuracy(model, examples, press)
-            by_task = {}
+            acc, per = accuracy(model, examples, press, pin_support and method != "full")
+            by_task, held = {}, {}
             for task in sorted({r["task"] for r in per}):
                 by_task[task] = float(np.mean([r["correct"] for r in per if r["task"] == task]))
+                held[task] = float(np.mean([r["answer_held"] for r in per if r["task"] == task]))
             kv = float(np.mean([r["kv_bytes"] for r in per]))
             full_bytes = float(np.mean([r["full_bytes"] for r in per]))
             row = {"method": method, "budget": None if method == "full" else budget, "accuracy": acc,
-                   "by_task": by_task, "kv_bytes_mean": kv,
+                   "by_task": by_task, "answer_held_by_task": held, "pinned_support": pin_support and method != "full",
+                   "kv_bytes_mean": kv,
                    "kv_fraction": None if not full_bytes else kv / full_bytes,
                    "context_mean": float(np.mean([r["length"] for r in per])),
                    "examples": len(per), "seconds": round(time.perf_counter() - t0, 2)}

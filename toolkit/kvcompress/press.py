@@ -108,6 +108,7 @@ class KVPress:
     sinks: int = 4
     pyramid_beta: float = 20.0
     floor_ratio: float = 0.2
+    pinned: tuple = ()  # prompt positions every head keeps first (an oracle for diagnostics)
     last_cache: object = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -188,6 +189,9 @@ class KVPress:
             sel = adakv_layer_budgets(scores, self.budget, self.window, self.floor_ratio)
         else:
             sel = np.asarray(self._budgets[layer_idx]) - self.window
+        if self.pinned:
+            pin = torch.tensor([p for p in self.pinned if p < cand], dtype=torch.long, device=device)
+            scores[:, pin] = float("inf")  # taken first, inside the same per-head budgets
         if all(int(c) >= cand for c in sel):
             return  # nothing to evict: stay dense (identical to the full cache)
         keep = []
