@@ -11,7 +11,7 @@ def test_examples_are_consistent(task):
     for length in (80, 400):
         ex = make_example(rng, task, length, depth=0.3)
         assert abs(len(ex.prompt) - length) <= 12
-        assert ex.prompt[-1] in ("is", "to")
+        assert ex.prompt[-1] == ("?" if task == "twohop" else "is")
         assert ex.prompt[ex.value_span[0]:ex.value_span[1]] == ex.final
         a, b = ex.answer_span
         assert ex.prompt[a:a + 3] == ["the", "code", "of"] and ex.prompt[b - 1] == "."
@@ -19,8 +19,11 @@ def test_examples_are_consistent(task):
         assert score_answer(ex, ex.answer) and not score_answer(ex, ["v0", "v0", "v0"] if ex.final != ["v0"] * 3
                                                                    else ["v1"] * 3)
         assert decode(ex.ids()) == ex.prompt
-        if task == "twohop":
-            assert len(ex.support) == 2 and ex.answer[2] == "->"
+        if task == "twohop":  # asks for the code, answered with the link restated, then the fact
+            key = ex.prompt[-4:-2]
+            assert ex.prompt[-8:-4] == ["question", ":", "code", "via"]
+            assert len(ex.support) == 2 and ex.answer[:4] == [*key, "links", "to"] and ex.answer[6] == "->"
+            assert not score_answer(ex, ex.final)  # the steps are part of the expected answer
         elif task == "latent":  # answered directly; the question names only the first key
             assert ex.answer == [*ex.final, "</s>"] and ex.prompt[-7:-3] == ["question", ":", "code", "via"]
             key = ex.prompt[-3:-1]
@@ -57,13 +60,14 @@ def test_latent_training_asks_the_explicit_question_only_after_the_latent_one():
     for _ in range(200):
         ids, _ = training_sequence(rng, 600, max_questions=8, tasks=("latent",))
         words = decode(ids)
-        asked = [words[i:i + 7] for i, w in enumerate(words) if w == "question"]
+        asked = [words[i:i + 8] for i, w in enumerate(words) if w == "question"]
+        asked = [q for q in asked if q[1:4] == [":", "code", "via"]]  # not a copy drill's random words
         for i, q in enumerate(asked):
-            if q[2:4] == ["code", "via"]:
+            if q[7] != "?":
                 latent += 1
-            elif q[4:6] == ["links", "to"]:
+            else:
                 chain += 1
-                later = [a for a in asked[i + 1:] if a[2:4] == ["code", "via"] and a[4:6] == q[2:4]]
+                later = [a for a in asked[i + 1:] if a[7] != "?" and a[4:6] == q[4:6]]
                 assert not later, "a latent answer must not follow the explicit answer about its key"
     assert latent > 300 and chain > 100
 
@@ -72,7 +76,9 @@ def test_default_training_mix_has_no_latent_questions():
     rng = random.Random(5)
     for _ in range(50):
         ids, _ = training_sequence(rng, 300)
-        assert "question : code via" not in " ".join(decode(ids))
+        words = decode(ids)
+        vias = [i for i, w in enumerate(words) if words[i - 3:i + 1] == ["question", ":", "code", "via"]]
+        assert all(words[i + 4] == "?" for i in vias)  # every two-hop question asks for the steps
 
 
 def test_long_training_sequences_carry_more_questions_and_copy_drills():

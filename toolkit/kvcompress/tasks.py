@@ -5,7 +5,7 @@ A context is a haystack of filler words with "needle" sentences inserted at chos
     K1 K2 links to M1 M2 .                   (a link, for the two-hop task)
 and ends with a question that restates the start of the needle; the model completes it by copying:
     question : code of K1 K2 is  V1 V2 V3 </s>
-    question : K1 K2 links to  M1 M2 -> code of M1 M2 is V1 V2 V3 </s>   (two-hop: an explicit reasoning step)
+    question : code via K1 K2 is ?  K1 K2 links to M1 M2 -> code of M1 M2 is V1 V2 V3 </s>   (two-hop, with reasoning steps)
 The opt-in `latent` task (not in TASKS, the default evaluated set) asks the two-hop question directly,
 as multi-hop QA does, and is answered by the value alone:
     question : code via K1 K2 is  V1 V2 V3 </s>
@@ -79,8 +79,13 @@ def latent_question(key: list[str]) -> list[str]:
 
 
 def chain_question(key: list[str], mid: list[str], value: list[str]) -> tuple[list[str], list[str]]:
-    """The explicit two-hop question (the `twohop` task's) about `key` and its answer."""
-    return ["question", ":", *key, "links", "to"], [*mid, "->", "code", "of", *mid, "is", *value, "</s>"]
+    """The explicit two-hop question (the `twohop` task's) about `key`, and its answer with the reasoning steps.
+
+    The question asks for the code, like the latent one, and the trailing '?' asks for the steps: the
+    answer restates the link, then the fact it leads to.
+    """
+    return ([*latent_question(key), "?"],
+            [*key, "links", "to", *mid, "->", "code", "of", *mid, "is", *value, "</s>"])
 
 
 def _distinct_keys(rng: random.Random, n: int) -> list[list[str]]:
