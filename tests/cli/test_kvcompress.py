@@ -35,6 +35,17 @@ def test_score_then_eval_pipeline(reason, model_dir, tmp_path):
     assert rows[1]["kv_bytes_mean"] < rows[2]["kv_bytes_mean"] < rows[0]["kv_bytes_mean"]
     assert rows[1]["kv_bytes_mean"] == rows[3]["kv_bytes_mean"]  # same total budget
     assert "accuracy vs KV budget" in r.stderr
+    assert rows[0]["answer_held_by_task"] == {"single": 1.0} and not rows[0]["pinned_support"]
+
+    # the oracle diagnostic: with the answer path (17 words for two-hop) pinned and 20 slots a head, the answer is held
+    pinned = tmp_path / "pinned.jsonl"
+    r = reason("kvcompress", "eval", "--model", str(model_dir), "--scores", str(scores), "--budgets", "28",
+               "--methods", "full,snapkv,headkv", "--n", "2", "--lengths", "120", "--tasks", "single,twohop",
+               "--pin-support", "--out", str(pinned), "--seed", "3")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in pinned.read_text().splitlines()]
+    assert [x["pinned_support"] for x in rows] == [False, True, True]
+    assert all(x["answer_held_by_task"] == {"single": 1.0, "twohop": 1.0} for x in rows)
 
 
 def test_mask_heads_records(reason, model_dir, tmp_path):
