@@ -5,7 +5,7 @@ A context is a haystack of filler words with "needle" sentences inserted at chos
     K1 K2 links to M1 M2 .                   (a link, for the two-hop task)
 and ends with a question that restates the start of the needle; the model completes it by copying:
     question : code of K1 K2 is  V1 V2 V3 </s>
-    question : code via K1 K2 is ?  K1 K2 links to M1 M2 -> code of M1 M2 is V1 V2 V3 </s>   (two-hop, with reasoning steps)
+    question : code via K1 K2 is ?  K1 K2 links to M1 M2 -> code of M1 M2 is V1 V2 V3 </s>   (two-hop, with steps)
 The opt-in `latent` task (not in TASKS, the default evaluated set) asks the two-hop question directly,
 as multi-hop QA does, and is answered by the value alone:
     question : code via K1 K2 is  V1 V2 V3 </s>
