@@ -151,8 +151,9 @@ def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None
         for budget in ([0] if method == "full" else budgets):
             press = KVPress(method, budget=budget if method != "full" else 10**9, window=window, kernel=kernel,
                             head_scores=head_scores, beta=beta)
+            pinned = pin_support and method != "full"  # the full cache keeps everything anyway
             t0 = time.perf_counter()
-            acc, per = accuracy(model, examples, press, pin_support and method != "full")
+            acc, per = accuracy(model, examples, press, pinned)
             by_task, held = {}, {}
             for task in sorted({r["task"] for r in per}):
                 by_task[task] = float(np.mean([r["correct"] for r in per if r["task"] == task]))
@@ -160,8 +161,7 @@ def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None
             kv = float(np.mean([r["kv_bytes"] for r in per]))
             full_bytes = float(np.mean([r["full_bytes"] for r in per]))
             row = {"method": method, "budget": None if method == "full" else budget, "accuracy": acc,
-                   "by_task": by_task, "answer_held_by_task": held, "pinned_support": pin_support and method != "full",
-                   "kv_bytes_mean": kv,
+                   "by_task": by_task, "answer_held_by_task": held, "pinned_support": pinned, "kv_bytes_mean": kv,
                    "kv_fraction": None if not full_bytes else kv / full_bytes,
                    "context_mean": float(np.mean([r["length"] for r in per])),
                    "examples": len(per), "seconds": round(time.perf_counter() - t0, 2)}

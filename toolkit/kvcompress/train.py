@@ -248,7 +248,7 @@ def train(out: str | Path, *, curriculum: str = DEFAULT_CURRICULUM, max_position
             loss = model(input_ids=ids, position_ids=pos, labels=labels).loss
             total = loss
             if any(lasso) and stage.kind == "tasks":
-                if len(set(lasso)) == 1:
+                if len(set(lasso)) == 1:  # the scalar form, bit for bit what the shipped model was trained with
                     total = loss + lasso[0] * head_norms(model).sum()
                 else:
                     total = loss + (torch.tensor(lasso)[:, None] * head_norms(model)).sum()
