@@ -88,7 +88,14 @@ def test_runs_with_torch_unavailable():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    code = ("import sys; sys.modules['torch'] = None; sys.modules['transformers'] = None\n"
+    # a finder that refuses the imports, as when the packages are absent (a None in sys.modules would
+    # instead look like a broken installed torch to libraries that probe for it, such as scipy)
+    code = ("import sys\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] in ('torch', 'transformers'):\n"
+            "            raise ImportError(name)\n"
+            "sys.meta_path.insert(0, Block())\n"
             "sys.argv = ['reason', '--quiet', 'gama', 'bench', '--players', 'llm*2,fictitious', '-n', '4',"
             " '--rounds', '2', '--runs', '1', '--no-rounds', '--llm', 'py:toolkit.gama.standin:respond']\n"
             "from cli.main import main\nmain()")

@@ -87,12 +87,13 @@ def test_pirate_rejection_throws_proposer_overboard_then_accepts():
                                            {(1, "propose"): [99, 0, 1], (2, "vote"): False, (3, "vote"): True}])
     first, second = outs
     assert not first["accepted"] and first["yes"] == 1 and first["l1"] == 29 + 10 + 9 + 10  # spe (99,0,1,0)
-    # rank 1 would take 99 after a rejection (rejecting is right); ranks 2, 3 get more than after one
-    assert first["vote_correct"] == {"1": True, "2": False, "3": False}
+    # the official rule: an offer of 2 or more should be accepted, whatever the voter's rank
+    assert first["vote_correct"] == {"1": False, "2": False, "3": False}
+    # rank 1 offered 0 rejects (right); rank 2 offered 1 at an even rank accepts (right)
     assert second["l1"] == 0 and second["vote_correct"] == {"2": True, "3": True}
     assert second["accepted"] and game.finished and second["payoffs"] == [0, 99, 0, 1]
     s = game.score()["score"]
-    assert s == pytest.approx(50 * (200 - 29) / 200 + 50 * 3 / 5)
+    assert s == pytest.approx(50 * (200 - 29) / 200 + 50 * 2 / 5)
 
 
 def test_parameters_are_checked():

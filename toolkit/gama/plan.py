@@ -13,7 +13,7 @@ from toolkit.gama.engine import SCHEMA, Job
 from toolkit.gama.games import GAMES, game_class, parse_params
 
 # Generalizability variants used by `sweep --preset generalizability` (ours, after the paper's idea of
-# re-running each game with changed parameters; the issue names ratio 1/2 and capacity 40%).
+# re-running each game with changed parameters; the paper's variants include ratio 1/2 and capacity 40%).
 GENERALIZABILITY = {
     "guess": [{"ratio": 0.5}, {"ratio": 2 / 3}, {"ratio": 4 / 3}, {"max": 200}],
     "bar": [{"capacity": 0.4}, {"capacity": 0.6}, {"capacity": 0.8}],
@@ -40,7 +40,7 @@ def bench_jobs(template: Job, games: list[str], runs: int, params: dict[str, dic
 
 
 def variant_label(params: dict, temperature: float | None, seed: int | None) -> str:
-    parts = [f"{k}={v:g}" for k, v in sorted(params.items())]
+    parts = [f"{k}={v}" if isinstance(v, str) else f"{k}={v:g}" for k, v in sorted(params.items())]
     if temperature is not None:
         parts.append(f"T={temperature:g}")
     if seed is not None:

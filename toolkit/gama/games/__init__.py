@@ -32,6 +32,12 @@ def parse_params(name: str, pairs: list[str] | dict) -> dict[str, float]:
         key = key.replace("-", "_")
         if key not in cls.PARAMS:
             raise InputError(f"{name}: unknown parameter {key!r}; parameters: {', '.join(cls.PARAMS)}")
+        spec = cls.PARAMS[key]
+        if spec.kind is str:
+            if str(value) not in spec.choices:
+                raise InputError(f"{name}: parameter {key!r} must be one of {', '.join(spec.choices)}, got {value!r}")
+            out[key] = str(value)
+            continue
         number = parse_number(value) if isinstance(value, str) else float(value)
         if cls.PARAMS[key].kind is int and not float(number).is_integer():
             raise InputError(f"{name}: parameter {key!r} must be a whole number, got {value}")

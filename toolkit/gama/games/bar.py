@@ -1,8 +1,10 @@
 """El Farol Bar: go or stay home; going pays only while the bar is not over capacity.
 
-Rules as in the paper's game 2 and GAMABench games/bar_game.py: the bar is fine when the share
+Rules as in the paper's game 2 and the official games/bar_game.py: the bar is fine when the share
 of players who go is <= capacity; goers then get `go_payoff`, otherwise `crowded_payoff`;
-staying home pays `home_payoff`.
+staying home pays `home_payoff`. After a round, in the "implicit" mode (the leaderboard's and the
+default) only the players who went learn how many went; a player who stayed home learns only its
+own payoff. In the "explicit" mode everyone learns the attendance.
 """
 
 from __future__ import annotations
@@ -16,11 +18,6 @@ from toolkit.gama import parsing, scoring
 from toolkit.gama.games.base import Decision, Game, Param
 
 
-def binom_cdf(k: int, n: int, p: float) -> float:
-    """P(X <= k) for X ~ Binomial(n, p)."""
-    return sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(0, min(k, n) + 1))
-
-
 class Bar(Game):
     NAME = "bar"
     TITLE = "El Farol Bar"
@@ -30,6 +27,8 @@ class Bar(Game):
         "go_payoff": Param(10, "payoff for going when the bar is not crowded"),
         "home_payoff": Param(5, "payoff for staying home"),
         "crowded_payoff": Param(0, "payoff for going when the bar is crowded"),
+        "mode": Param("implicit", "implicit: only goers learn the attendance; explicit: everyone does", str,
+                      ("implicit", "explicit")),
     }
 
     def validate(self):
@@ -62,21 +61,17 @@ class Bar(Game):
 
     def equilibrium_probability(self) -> float:
         """Symmetric mixed Nash equilibrium: the go probability that makes going and staying equal."""
+        from scipy.optimize import brentq  # here, not at import: scipy takes a while to load
+        from scipy.stats import binom
+
         m, n = self.seats_free, self.n
         if m >= n:
             return 1.0
         if m <= 0:
             return 0.0
         a, h, c = self.p["go_payoff"], self.p["home_payoff"], self.p["crowded_payoff"]
-        want = (h - c) / (a - c)  # required P(others going <= m - 1)
-        lo, hi = 0.0, 1.0
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            if binom_cdf(m - 1, n - 1, mid) > want:
-                lo = mid
-            else:
-                hi = mid
-        return (lo + hi) / 2
+        want = (h - c) / (a - c)  # required P(others going <= m - 1), which falls from 1 to 0 as p rises
+        return float(brentq(lambda p: binom.cdf(m - 1, n - 1, p) - want, 0.0, 1.0, xtol=1e-15))
 
     def strategy_random(self, d: Decision, rng):
         return bool(rng.random() < 0.5)
@@ -84,18 +79,29 @@ class Bar(Game):
     def strategy_equilibrium(self, d, rng):
         return bool(rng.random() < self.go_probability)
 
+    def sees_attendance(self, seat: int, outcome: dict) -> bool:
+        return self.p["mode"] == "explicit" or outcome["go"][seat]
+
+    def _seen(self, seat: int) -> list[dict]:
+        """The past rounds whose attendance this seat was told."""
+        return [h for h in self.history if self.sees_attendance(seat, h)]
+
     def _others(self, seat: int, rounds: list[dict]) -> float:
         return float(np.mean([h["go_count"] - int(h["go"][seat]) for h in rounds]))
 
     def strategy_best_response(self, d, rng):
-        if not self.history:
+        """Go if the others in the last round this seat saw would have left room for it."""
+        seen = self._seen(d.seat)
+        if not seen:
             return self.strategy_equilibrium(d, rng)
-        return self._others(d.seat, self.history[-1:]) + 1 <= self.seats_free
+        return self._others(d.seat, seen[-1:]) + 1 <= self.seats_free
 
     def strategy_fictitious(self, d, rng):
-        if not self.history:
+        """Go if the others' average attendance over the rounds this seat saw leaves room for it."""
+        seen = self._seen(d.seat)
+        if not seen:
             return self.strategy_equilibrium(d, rng)
-        return self._others(d.seat, self.history) + 1 <= self.seats_free
+        return self._others(d.seat, seen) + 1 <= self.seats_free
 
     def score(self):
         ratios = [h["go_ratio"] for h in self.history]
@@ -115,10 +121,12 @@ class Bar(Game):
                 '"go"}} or {"' + self.ANSWER_KEY + '": "stay"}.')
 
     def report(self, seat, o):
-        state = "crowded" if o["crowded"] else "not crowded"
         mine = "went" if o["go"][seat] else "stayed home"
-        return (f"Round {o['round']} result: {o['go_count']} of {self.n} people went, so the bar was {state}. "
-                f"You {mine} and got {o['payoffs'][seat]:g} points.")
+        own = f"You {mine} and got {o['payoffs'][seat]:g} points."
+        if not self.sees_attendance(seat, o):
+            return f"Round {o['round']} result: {own}"
+        state = "crowded" if o["crowded"] else "not crowded"
+        return f"Round {o['round']} result: {o['go_count']} of {self.n} people went, so the bar was {state}. {own}"
 
     def parse(self, d, text):
         value = parsing.field(text, self.ANSWER_KEY)

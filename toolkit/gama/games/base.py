@@ -25,9 +25,10 @@ class Decision:
 
 @dataclass(frozen=True)
 class Param:
-    default: float
+    default: float | str
     help: str
     kind: type = float
+    choices: tuple[str, ...] = ()  # for kind=str: the allowed words
 
 
 Ask = Callable[[Decision], Any]

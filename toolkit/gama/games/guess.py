@@ -20,6 +20,8 @@ class Guess(Game):
         "min": Param(0, "smallest number allowed", int),
         "max": Param(100, "largest number allowed", int),
         "ratio": Param(2 / 3, "target = ratio x average (2/3, 1/2, ...)"),
+        "scoring": Param("bounded", "bounded: the 0-100 score; official: the official formula, above 100 "
+                                    "possible when min > 0", str, scoring.GUESS_SCORINGS),
     }
 
     def validate(self) -> None:
@@ -64,11 +66,11 @@ class Guess(Game):
         return self._clip(self.p["ratio"] * float(np.mean(means)))
 
     def score(self):
-        lo, hi, r = self.p["min"], self.p["max"], self.p["ratio"]
+        lo, hi, r, how = self.p["min"], self.p["max"], self.p["ratio"], self.p["scoring"]
         choices = [h["choices"] for h in self.history]
         seats = np.asarray(choices, dtype=float)
-        seat_scores = [scoring.guess_score([[c] for c in seats[:, i]], lo, hi, r) for i in range(self.n)]
-        return {"score": scoring.guess_score(choices, lo, hi, r), "seat_scores": seat_scores,
+        seat_scores = [scoring.guess_score([[c] for c in seats[:, i]], lo, hi, r, how) for i in range(self.n)]
+        return {"score": scoring.guess_score(choices, lo, hi, r, how), "seat_scores": seat_scores,
                 "trajectory": {"mean": [h["mean"] for h in self.history],
                                "target": [h["target"] for h in self.history]}}
 

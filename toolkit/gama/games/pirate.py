@@ -1,10 +1,13 @@
 """Pirate Game: the most senior pirate proposes how to split the gold; the crew votes.
 
-Rules as in the paper's game 8 and GAMABench games/pirate_game.py: seat 0 is the most senior
+Rules as in the paper's game 8 and the official games/pirate_game.py: seat 0 is the most senior
 pirate. Each round the most senior pirate still aboard proposes integer shares of `golds` for
 everyone aboard; every other pirate votes. The plan passes when at least half of the pirates
 aboard (the proposer counts as a yes) accept, which ends the game; otherwise the proposer is
 thrown overboard and the next one proposes. With one pirate left it keeps everything.
+
+Scoring follows the official code: each proposal, scaled to 100 golds, is compared with the
+100-gold equilibrium plan, and each vote with `scoring.pirate_vote` (see there).
 """
 
 from __future__ import annotations
@@ -40,6 +43,11 @@ def rational_vote(n: int, golds: int, rank: int, offer: int) -> bool:
     return offer > spe_plan(n - 1, golds)[rank - 1]
 
 
+def fewest_golds(n: int) -> int:
+    """The smallest hoard for which every proposer from n pirates down can buy the votes it needs."""
+    return max(math.ceil(n / 2) - 1, 1)
+
+
 class Pirate(Game):
     NAME = "pirate"
     TITLE = "Pirate Game"
@@ -54,8 +62,9 @@ class Pirate(Game):
     def validate(self):
         from toolkit.core.errors import InputError
 
-        if self.p["golds"] < self.n:
-            raise InputError(f"pirate: parameter 'golds' must be at least the number of players ({self.n})")
+        if self.p["golds"] < fewest_golds(self.n):
+            raise InputError(f"pirate: parameter 'golds' must be at least {fewest_golds(self.n)} for {self.n} "
+                             "players (enough to buy the votes a proposer needs)")
 
     @property
     def aboard(self) -> list[int]:
@@ -72,11 +81,11 @@ class Pirate(Game):
                                                               "proposer": proposer})))
         yes = sum(votes.values())
         accepted = yes >= n / 2
-        best = spe_plan(n, g)
-        correct = {seat: votes[seat] == rational_vote(n, g, rank, plan[rank])
-                   for rank, seat in enumerate(aboard) if rank > 0}
+        best = spe_plan(n, 100)
+        correct = {seat: votes[seat] == scoring.pirate_vote(rank, plan[rank]) for rank, seat in enumerate(aboard)
+                   if rank > 0}
         outcome = {"round": k, "proposer": proposer, "aboard": aboard, "plan": list(plan), "spe_plan": list(best),
-                   "l1": int(sum(abs(a - b) for a, b in zip(plan, best, strict=True))),
+                   "l1": scoring.pirate_l1(plan, g, best),
                    "votes": {str(s): v for s, v in votes.items()},
                    "vote_correct": {str(s): c for s, c in correct.items()},
                    "yes": yes, "accepted": accepted}
@@ -101,9 +110,13 @@ class Pirate(Game):
         return [edges[i + 1] - edges[i] for i in range(n)]
 
     def strategy_equilibrium(self, d, rng):
+        """Propose the subgame-perfect plan; vote as the score counts correct (`scoring.pirate_vote`),
+        and as the subgame-perfect voter where no vote is (an offer of 1 at an odd rank)."""
         aboard = d.info["aboard"]
+        rank = aboard.index(d.seat)
         if d.kind == "vote":
-            return rational_vote(len(aboard), self.p["golds"], aboard.index(d.seat), d.info["share"])
+            official = scoring.pirate_vote(rank, d.info["share"])
+            return rational_vote(len(aboard), self.p["golds"], rank, d.info["share"]) if official is None else official
         return list(spe_plan(len(aboard), self.p["golds"]))
 
     def strategy_best_response(self, d, rng):
@@ -123,7 +136,6 @@ class Pirate(Game):
     strategy_fictitious = strategy_best_response
 
     def score(self):
-        g = self.p["golds"]
         l1 = [h["l1"] for h in self.history]
         acc = [c for h in self.history for c in h["vote_correct"].values()]
         seat_scores = []
@@ -131,14 +143,14 @@ class Pirate(Game):
             mine_l1 = [h["l1"] for h in self.history if h["proposer"] == s]
             mine_acc = [h["vote_correct"][str(s)] for h in self.history if str(s) in h["vote_correct"]]
             if mine_l1 and mine_acc:
-                seat_scores.append(scoring.pirate_score(mine_l1, mine_acc, g))
+                seat_scores.append(scoring.pirate_score(mine_l1, mine_acc))
             elif mine_l1:
-                seat_scores.append(100.0 * (2 * g - sum(mine_l1) / len(mine_l1)) / (2 * g))
+                seat_scores.append(100.0 * (200 - sum(mine_l1) / len(mine_l1)) / 200)
             elif mine_acc:
                 seat_scores.append(100.0 * sum(mine_acc) / len(mine_acc))
             else:
                 seat_scores.append(None)
-        return {"score": scoring.pirate_score(l1, acc, g), "seat_scores": seat_scores,
+        return {"score": scoring.pirate_score(l1, acc), "seat_scores": seat_scores,
                 "trajectory": {"l1": l1, "accept_ratio": [h["yes"] / len(h["aboard"]) for h in self.history]}}
 
     # ----- prompts
