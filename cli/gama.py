@@ -30,6 +30,9 @@ CotOpt = Annotated[bool, typer.Option("--cot", help="Ask LLM seats to reason ste
 PersonaOpt = Annotated[str | None, typer.Option("--persona", help="Role text put before each LLM seat's "
                                                                   "game description.")]
 NoRoundsOpt = Annotated[bool, typer.Option("--no-rounds", help="Write only gama.result records, not gama.round.")]
+ScoringOpt = Annotated[str, typer.Option(
+    "--scoring", help="Guess 2/3 score: 'bounded' (0-100) or 'official' (the official formula; above 100 possible "
+                      "when min > 0). Same as -p guess:scoring=...")]
 
 
 def _template(players, n_players, rounds, seed, llm, record, temperature, max_tokens, retries, cot, persona,
@@ -86,21 +89,32 @@ def _execute(jobs, out, resume, workers, ray, description):
 def _show(results, group=("players", "variant")):
     from toolkit.core import console
     from toolkit.gama import summarize
-    from toolkit.gama.report import leaderboard_table, seat_table, variant_table
+    from toolkit.gama.report import leaderboard_table, seat_table, substitution_note, variant_table
 
     summaries = summarize(results, group)
-    if any(s["variant"] != "default" for s in summaries):
-        console.console.print(variant_table(summaries))
-    else:
-        console.console.print(leaderboard_table(summaries))
+    defaults = [s for s in summaries if s["variant"] == "default"]
+    others = [s for s in summaries if s["variant"] != "default"]
+    if defaults:
+        console.console.print(leaderboard_table(defaults))
+    if others:
+        console.console.print(variant_table(others))
     seats = seat_table(summaries)
     if seats is not None:
         console.console.print(seats)
-    invalid = sum(r.get("invalid", 0) for r in results)
     decisions = sum(r.get("llm_decisions", 0) for r in results)
     if decisions:
-        console.info(f"LLM decisions: {decisions}, recorded invalid after retries: {invalid}")
+        invalid = sum(r.get("invalid", 0) for r in results)
+        console.info(f"LLM decisions: {decisions}, replaced by a random action after the retries: {invalid}")
+    note = substitution_note(results)
+    if note:
+        console.warn(note)
     return summaries
+
+
+def _guess_scoring(scoring: str) -> dict:
+    from toolkit.gama import parse_params
+
+    return parse_params("guess", [f"scoring={scoring}"])
 
 
 @app.command()
@@ -135,6 +149,7 @@ def play(
     cot: CotOpt = False,
     persona: PersonaOpt = None,
     no_rounds: NoRoundsOpt = False,
+    scoring: ScoringOpt = "bounded",
     out: OutOpt = None,
     resume: ResumeOpt = False,
     workers: WorkersOpt = 1,
@@ -152,6 +167,8 @@ def play(
     template = _template(players, n_players, rounds, seed, llm, record, temperature, max_tokens, retries, cot,
                          persona, no_rounds)
     params = parse_params(game, param or [])
+    if game == "guess" and scoring != "bounded":
+        params = {**params, **_guess_scoring(scoring)}
     jobs = [replace(template, game=game, run=r, params=params) for r in range(runs)]
     _show(_execute(jobs, out, resume, workers, ray, f"{game} runs"))
 
@@ -173,6 +190,7 @@ def bench(
     cot: CotOpt = False,
     persona: PersonaOpt = None,
     no_rounds: NoRoundsOpt = False,
+    scoring: ScoringOpt = "bounded",
     out: OutOpt = None,
     resume: ResumeOpt = False,
     workers: WorkersOpt = 1,
@@ -189,7 +207,10 @@ def bench(
     names = games_list(games_)
     template = _template(players, n_players, rounds, seed, llm, record, temperature, max_tokens, retries, cot,
                          persona, no_rounds)
-    jobs = bench_jobs(template, names, runs, _game_params(param, names))
+    params = _game_params(param, names)
+    if "guess" in names and scoring != "bounded":
+        params["guess"] = {**params.get("guess", {}), **_guess_scoring(scoring)}
+    jobs = bench_jobs(template, names, runs, params)
     summaries = _show(_execute(jobs, out, resume, workers, ray, "bench runs"))
     if out is not None:
         with RecordWriter(out, append=True) as writer:
@@ -276,12 +297,48 @@ def _result_problem(rec: dict, games) -> str | None:
     for key in ("invalid", "llm_decisions"):
         if not isinstance(rec.get(key, 0), int):
             return f"field '{key}': expected an integer"
+    substituted = rec.get("substituted", [])
+    if not isinstance(substituted, list) or not all(isinstance(x, int) for x in substituted):
+        return "field 'substituted': expected a list of integers (one per seat)"
     return None
+
+
+@app.command("import")
+def import_(
+    folder: Annotated[Path, typer.Argument(help="A folder of official run files (GAMABench raw_results/ or part "
+                                                "of it), searched recursively for *.json.")],
+    scoring: ScoringOpt = "official",
+    seed: SeedOpt = None,
+    out: OutOpt = None,
+    skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Skip unreadable run files, count and report "
+                                                              "them.")] = False,
+):
+    """Score the official GAMABench raw results: one gama.result record per run file, in the project's format.
+
+    The recorded actions are replayed through this project's rules and scored by its formulas. The
+    leaderboard's runs (v1, runs 1-5, implicit bar, first-price auction) form the "default" variant.
+
+    Example: reason gama import ../shared/gama-official/llama-3.1-8b | reason gama report
+    """
+    from cli.common import open_writer
+    from toolkit.core import console
+    from toolkit.gama.official import import_folder
+
+    bad: list[str] = []
+    with open_writer(out) as writer:
+        for record in import_folder(folder, skip_bad=skip_bad, on_bad=bad.append, guess_scoring=scoring,
+                                    seed=seed_or_global(seed)):
+            writer.write(record)
+        count = writer.count
+    if bad:
+        console.warn(f"skipped {len(bad)} bad run file(s): " + "; ".join(bad[:5]))
+    console.info(f"imported {count} run(s) from {folder}")
 
 
 @app.command()
 def report(
-    results: Annotated[list[Path], typer.Argument(help="JSONL files with gama.result records ('-' for stdin).")],
+    results: Annotated[list[Path] | None, typer.Argument(
+        help="JSONL files with gama.result records ('-' or nothing: stdin).")] = None,
     plots: Annotated[Path | None, typer.Option("--plots", help="Write one PNG of per-round trajectories per game "
                                                                 "into this folder.")] = None,
     skip_bad: SkipBadOpt = False,
@@ -297,6 +354,12 @@ def report(
     from toolkit.gama import GAMES
     from toolkit.gama.engine import RESULT
 
+    if not results:
+        import sys
+
+        if sys.stdin.isatty():
+            raise InputError("report: give JSONL files of gama.result records, or pipe them in")
+        results = [Path("-")]
     if plots is not None:
         try:
             plots.mkdir(parents=True, exist_ok=True)

@@ -82,7 +82,8 @@ def play(job: Job) -> list[dict]:
     for i, seat in enumerate(seats):
         seat.start(game, i)
     base = {"game": job.game, "variant": job.variant, "players": job.players, "run": job.run, "seed": job.seed}
-    records, invalid, llm_decisions = [], 0, 0
+    records, llm_decisions = [], 0
+    substituted = [0] * job.n_players  # per seat: unreadable LLM answers replaced by a random action
     for k in range(1, job.rounds + 1):
         if game.finished:
             break
@@ -97,7 +98,8 @@ def play(job: Job) -> list[dict]:
         outcome = game.play_round(k, ask)
         for i, seat in enumerate(seats):
             seat.observe(game, i, outcome)
-        invalid += sum(1 for n in notes if n.get("invalid"))
+        for note in notes:
+            substituted[note["seat"]] += bool(note.get("invalid"))
         llm_decisions += len(notes)
         if job.rounds_out:
             records.append(make_record(ROUND, SCHEMA, **base, round=k, outcome=outcome, llm=notes))
@@ -111,7 +113,7 @@ def play(job: Job) -> list[dict]:
     records.append(make_record(
         RESULT, SCHEMA, **base, title=game.TITLE, n_players=job.n_players, rounds=job.rounds,
         rounds_played=len(game.history), params=dict(game.p), seats=kinds, score=float(scored["score"]),
-        seat_scores=scored["seat_scores"], by_player=by_player, payoffs=totals, invalid=invalid,
-        llm_decisions=llm_decisions, trajectory=scored["trajectory"],
+        seat_scores=scored["seat_scores"], by_player=by_player, payoffs=totals, invalid=sum(substituted),
+        llm_decisions=llm_decisions, substituted=substituted, trajectory=scored["trajectory"],
         llm=asdict(job.llm) if llm is not None else None))
     return records

@@ -81,14 +81,17 @@ def summarize(results: list[dict], group: tuple[str, ...] = ("players", "variant
     """Per (group, game): mean and std of the score over runs; per group: the overall mean of game means."""
     table: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     seats: dict[tuple, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    flagged: dict[tuple, int] = defaultdict(int)
     for r in results:
         key = tuple(r[g] for g in group)
         table[key][r["game"]].append(r["score"])
+        flagged[key] += has_substitutions(r)
         for kind, value in (r.get("by_player") or {}).items():
             if value is not None:
                 seats[key][r["game"]][kind].append(value)
     out = []
     for key, games in table.items():
+        games = {g: games[g] for g in GAMES if g in games}  # the official column order
         per_game = {g: float(np.mean(v)) for g, v in games.items()}
         spread = {g: float(np.std(v)) for g, v in games.items()}
         runs = {g: len(v) for g, v in games.items()}
@@ -97,5 +100,11 @@ def summarize(results: list[dict], group: tuple[str, ...] = ("players", "variant
                                std=spread, runs=runs,
                                by_player={g: {k: float(np.mean(v)) for k, v in kinds.items()}
                                           for g, kinds in seats[key].items()},
-                               overall=float(np.mean(list(per_game.values()))) if complete else None))
+                               overall=float(np.mean(list(per_game.values()))) if complete else None,
+                               substituted_runs=flagged[key]))
     return out
+
+
+def has_substitutions(result: dict) -> bool:
+    """Whether a run played any random action in place of an unreadable LLM answer."""
+    return bool(sum(result.get("substituted") or []) or result.get("invalid", 0))

@@ -32,10 +32,28 @@ def leaderboard_table(summaries: list[dict]):
     def order(s):
         return -(s["overall"] if s["overall"] is not None else np.mean(list(s["games"].values())))
 
+    flag = any(s.get("substituted_runs") for s in summaries)
+    if flag:
+        table.add_column("runs with substitutions", justify="right")
     for s in sorted(summaries, key=order):
         overall = f"{s['overall']:.1f}" if s["overall"] is not None else "-"
-        table.add_row(row_label(s), overall, *[f"{s['games'][g]:.1f}" if g in s["games"] else "-" for g in games])
+        cells = [f"{s['games'][g]:.1f}" if g in s["games"] else "-" for g in games]
+        table.add_row(row_label(s), overall, *cells, *([str(s.get("substituted_runs", 0))] if flag else []))
     return table
+
+
+def substitution_note(results: list[dict]) -> str | None:
+    """A warning naming the runs that played random actions for unreadable LLM answers, or None."""
+    from toolkit.gama.plan import has_substitutions
+
+    flagged = [r for r in results if has_substitutions(r)]
+    if not flagged:
+        return None
+    shown = ", ".join(f"{r['game']} run {r['run']} ({r['players']}; per seat {r.get('substituted') or r['invalid']})"
+                      for r in flagged[:5])
+    more = f" and {len(flagged) - 5} more" if len(flagged) > 5 else ""
+    return (f"{len(flagged)} of {len(results)} runs include actions substituted at random for unreadable LLM "
+            f"answers: {shown}{more}")
 
 
 def plot_trajectories(results: list[dict], out_dir: Path) -> list[Path]:

@@ -51,9 +51,14 @@ class Auction(Game):
     def play_round(self, k, ask):
         values = self.valuations(k)
         bids = self.simultaneous(k, "bid", ask, [{"valuation": v} for v in values])
+        return self.settle(k, values, bids)
+
+    def settle(self, k: int, values: list[int], bids: list[int], winner: int | None = None) -> dict:
+        """Sell the item for one round's valuations and bids; `winner` settles a recorded tie."""
         top = max(bids)
         leaders = [i for i, b in enumerate(bids) if b == top]
-        winner = int(leaders[int(self.rng.integers(len(leaders)))]) if len(leaders) > 1 else leaders[0]
+        if winner not in leaders:
+            winner = int(leaders[int(self.rng.integers(len(leaders)))]) if len(leaders) > 1 else leaders[0]
         pay = top if self.p["price"] == "first" else sorted(bids)[-2]
         payoffs = [float(values[i] - pay) if i == winner else 0.0 for i in range(self.n)]
         outcome = {"round": k, "valuations": values, "bids": bids, "winner": winner, "winning_bid": top,

@@ -44,14 +44,17 @@ class Battle(Game):
 
     def play_round(self, k, ask):
         shooter = self.turn
+        target = ask(Decision("shoot", shooter, k, {"alive": list(self.alive)}))
+        hit = target is not None and bool(self.rng.random() < self.hit_rate(shooter))
+        return self.resolve(k, shooter, target, hit)
+
+    def resolve(self, k: int, shooter: int, target: int | None, hit: bool) -> dict:
+        """Apply one shot whose result is known (played here, or read from a recorded game)."""
         alive = list(self.alive)
-        target = ask(Decision("shoot", shooter, k, {"alive": alive}))
         strongest = self.strongest(shooter, alive)
-        hit = False
-        if target is not None:
-            hit = bool(self.rng.random() < self.hit_rate(shooter))
-            if hit:
-                self.alive.remove(target)
+        hit = hit and target is not None
+        if hit:
+            self.alive.remove(target)
         outcome = {"round": k, "shooter": shooter, "alive_before": alive, "target": target, "hit": hit,
                    "strongest": strongest, "at_strongest": target == strongest, "alive": list(self.alive),
                    "payoffs": [1.0 if (len(self.alive) == 1 and s in self.alive) else 0.0 for s in range(self.n)]}
