@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 REPLAY_ARGS = ["--players", "llm*2,equilibrium", "--n-players", "4", "--rounds", "3", "--runs", "1", "--seed", "0",
                "--no-rounds"]
@@ -106,3 +108,33 @@ def test_report_rejects_bad_result_records(reason, tmp_path):
     out = reason("gama", "report", str(path), "--plots", str(tmp_path / "file" / "plots"))
     assert out.returncode == 2 and "--plots" in out.stderr and "Traceback" not in out.stderr
     assert out.stdout == ""  # the folder is checked before any record is written
+
+
+def test_import_pipes_into_report_flags_substitutions_and_bad_files_are_one_line(reason, tmp_path):
+    from tests.gama.official_fixtures import write_fixtures
+
+    root = write_fixtures(tmp_path / "raw")
+    imported = reason("gama", "import", str(root))
+    assert imported.returncode == 0, imported.stderr
+    results = records(imported.stdout)
+    assert len(results) == 11 and {r["type"] for r in results} == {"gama.result"}
+    # one played run with two actions substituted for unreadable answers, piped in after the imported ones
+    played = {"type": "gama.result", "schema": 1, "game": "guess", "players": "llm", "variant": "default", "run": 0,
+              "seed": 0, "score": 50.0, "trajectory": {}, "invalid": 2, "llm_decisions": 6, "substituted": [2, 0]}
+    rep = reason("gama", "report", input=imported.stdout + json.dumps(played) + "\n")
+    assert rep.returncode == 0, rep.stderr
+    summaries = records(rep.stdout)
+    default = next(s for s in summaries if s["variant"] == "default" and s["players"] == "tiny")
+    assert default["games"]["pirate"] == pytest.approx(50 * (200 - 9) / 200 + 40)
+    assert default["overall"] == pytest.approx(sum(default["games"].values()) / 8)
+    assert default["substituted_runs"] == 0
+    assert next(s for s in summaries if s["players"] == "llm")["substituted_runs"] == 1
+    assert "Overall" in rep.stderr and "price=second" in rep.stderr
+    assert "1 of 12 runs include actions substituted at random" in rep.stderr and "guess run 0" in rep.stderr
+    (root / "pirate_game" / "tiny_pirate_game_v1_2.json").write_text('{"meta": {}, "round_records": []}')
+    bad = reason("gama", "import", str(root))
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    assert "tiny_pirate_game_v1_2.json: missing key 'player_data'" in bad.stderr
+    skipped = reason("gama", "import", str(root), "--skip-bad")
+    assert skipped.returncode == 0 and len(records(skipped.stdout)) == 11
+    assert "skipped 1 bad run file(s)" in skipped.stderr
