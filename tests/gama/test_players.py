@@ -35,7 +35,18 @@ def test_guess_equilibrium_scores_100_for_any_ratio(ratio):
     assert result("guess", "equilibrium", rounds=3, params=parse_params("guess", [f"ratio={ratio}"]))["score"] == 100
 
 
+@pytest.mark.parametrize(("golds", "expected"), [(100, 100.0), (20, 92.0), (5, 62.0), (4, 52.0), (1000, 98.2)])
+def test_pirate_equilibrium_with_other_golds(golds, expected):
+    # the score compares the plan scaled to 100 golds with the 100-gold plan: the proposer keeps G - 4 and
+    # four pirates get 1, so L1 = 2 * 4 * |1 - 100/G| and the score 100 - L1/4 (every vote right)
+    assert result("pirate", "equilibrium", params={"golds": golds})["score"] == pytest.approx(expected)
+
+
 def test_auction_equilibrium_keeps_one_nth_of_value():
+    # official valuations: 11 of the 200 seat-rounds have valuation 0 and add 0 -> 10 * 189/200
+    assert result("auction", "equilibrium")["score"] == pytest.approx(9.45)
+    # second price: bidding the valuation is dominant and keeps nothing
+    assert result("auction", "equilibrium", params={"price": "second"}, rounds=3)["score"] == 0.0
     # bid (N-1)/N v exactly when v is a multiple of N: kept share 1/N -> score 100/N
     r = result("auction", "equilibrium", n_players=10, params={"step": 10, "vmin": 10})
     assert r["score"] == pytest.approx(10.0)

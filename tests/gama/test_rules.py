@@ -5,7 +5,7 @@ import pytest
 
 from tests.gama.helpers import scripted
 from toolkit.core.errors import InputError
-from toolkit.gama.games import game_class, parse_params
+from toolkit.gama.games import Decision, game_class, parse_params
 from toolkit.gama.games.pirate import rational_vote, spe_plan
 
 
@@ -105,3 +105,21 @@ def test_parameters_are_checked():
         parse_params("dollar", ["golds=10.5"])
     with pytest.raises(InputError, match="unknown game"):
         parse_params("chess", [])
+
+
+def test_auction_second_price_and_bids_only_up_to_the_valuation():
+    from toolkit.gama.parsing import ParseError
+
+    game, (o,) = scripted("auction", 3, 1, [{0: 50, 1: 30, 2: 10}], params={"price": "second"})
+    assert o["winner"] == 0 and o["payment"] == 30 and o["payoffs"][0] == o["valuations"][0] - 30
+    d = Decision("bid", 0, 1, {"valuation": 40})
+    assert "between 0 and 40" in game.request(d)
+    assert game.parse(d, '{"bid": 40}') == 40
+    with pytest.raises(ParseError):
+        game.parse(d, '{"bid": 41}')
+
+
+def test_pirate_golds_below_the_votes_needed_are_refused():
+    assert game_class("pirate")(10, 5, {"golds": 4}, np.random.default_rng(0)).p["golds"] == 4
+    with pytest.raises(InputError, match="at least 4 for 10 players"):
+        game_class("pirate")(10, 5, {"golds": 3}, np.random.default_rng(0))

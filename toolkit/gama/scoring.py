@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-
 GUESS_SCORINGS = ("bounded", "official")
 
 

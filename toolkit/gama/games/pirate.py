@@ -30,9 +30,10 @@ def spe_plan(n: int, golds: int) -> tuple[int, ...]:
         return (golds,)
     after = spe_plan(n - 1, golds)
     need = math.ceil(n / 2) - 1
-    cost = sorted((after[j - 1] + 1, j) for j in range(1, n))[:need]
+    # equal prices: buy even ranks first, whose 1-gold offer the score calls right to accept
+    cost = sorted((after[j - 1] + 1, j % 2, j) for j in range(1, n))[:need]
     plan = [0] * n
-    for c, j in cost:
+    for c, _odd, j in cost:
         plan[j] = c
     plan[0] = golds - sum(plan)
     return tuple(plan)
