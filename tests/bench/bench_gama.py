@@ -1,7 +1,8 @@
 """GAMA bench timing: the full bench (8 games x 5 runs x 20 rounds, built-in players), goal < 60 s on 2 cores.
 
 Prints the wall time of the real CLI (1 and 2 workers), in-process games/s, and the leaderboard of the
-four built-in strategies; writes the figures to bench-results/gama.json.
+four built-in strategies, and (when the official run files are beside the checkout) the LLaMA-3.1-8B row that
+`gama import` gives against the published one; writes the figures to bench-results/gama.json.
 """
 
 import json
@@ -59,9 +60,35 @@ def main() -> None:
     print(f"in-process: {n_jobs} game runs in {in_process:.2f} s = {n_jobs / in_process:.1f} runs/s")
     for players, row in board.items():
         print(f"  {players:14s} overall {row['overall']:5.1f}  " + " ".join(f"{g}={row[g]:.1f}" for g in GAMES))
+    figures.update(official_row())
     out = ROOT / "bench-results"
     out.mkdir(exist_ok=True)
     (out / "gama.json").write_text(json.dumps(figures, indent=2))
+
+
+# The published LLaMA-3.1-8B row, and its official run files beside the checkout when present.
+PUBLISHED = {"overall": 56.0, "guess": 85.5, "bar": 75.7, "dollar": 56.4, "goods": 19.6, "diner": 59.3,
+             "auction": 37.1, "battle": 35.9, "pirate": 78.3}
+OFFICIAL = ROOT.parent / "shared" / "gama-official" / "llama-3.1-8b"
+
+
+def official_row() -> dict:
+    """`gama import` of the official files: the row against the published one (largest gap), and the import time."""
+    if not OFFICIAL.is_dir():
+        print(f"official run files not found at {OFFICIAL}: leaderboard check skipped")
+        return {}
+    from toolkit.gama.official import import_folder
+
+    start = time.perf_counter()
+    results = list(import_folder(OFFICIAL))
+    took = time.perf_counter() - start
+    row = next(s for s in summarize(results) if s["variant"] == "default")
+    got = {"overall": row["overall"], **row["games"]}
+    gap = max(abs(got[k] - v) for k, v in PUBLISHED.items())
+    print(f"official LLaMA-3.1-8B files: {len(results)} runs imported in {took:.2f} s; row "
+          + " | ".join(f"{got[k]:.1f}" for k in PUBLISHED) + f"; largest gap to the published row {gap:.3f}")
+    return {"official_row": {k: round(got[k], 3) for k in PUBLISHED}, "official_max_gap": round(gap, 4),
+            "official_import_s": round(took, 3)}
 
 
 if __name__ == "__main__":
