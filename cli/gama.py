@@ -25,7 +25,8 @@ ParamOpt = Annotated[list[str] | None, typer.Option(
 TempOpt = Annotated[float, typer.Option("--temperature", help="Sampling temperature of LLM seats.")]
 MaxTokOpt = Annotated[int, typer.Option("--max-tokens", min=1, help="Answer length limit of LLM seats.")]
 RetriesOpt = Annotated[int, typer.Option("--retries", min=0, help="Re-asks after an unreadable answer before "
-                                                                   "the decision is recorded as invalid.")]
+                                                                   "a random action is substituted (counted per "
+                                                                   "seat in the result).")]
 CotOpt = Annotated[bool, typer.Option("--cot", help="Ask LLM seats to reason step by step first.")]
 PersonaOpt = Annotated[str | None, typer.Option("--persona", help="Role text put before each LLM seat's "
                                                                   "game description.")]
@@ -324,6 +325,7 @@ def import_(
     from toolkit.core import console
     from toolkit.gama.official import import_folder
 
+    _guess_scoring(scoring)  # a bad --scoring fails here, before any output
     bad: list[str] = []
     with open_writer(out) as writer:
         for record in import_folder(folder, skip_bad=skip_bad, on_bad=bad.append, guess_scoring=scoring,

@@ -79,7 +79,8 @@ class LLMSeat:
     """An LLM player: a running conversation of description + round reports, one request per decision.
 
     An unreadable answer is shown back to the model with the reason, at most `retries` times; after
-    that the decision is recorded as invalid and the seat plays a random legal action instead.
+    that the decision is recorded as invalid and the seat plays a random legal action instead (the official
+    benchmark asks until an answer parses); the result counts these substitutions per seat.
     """
 
     config: LLMConfig
