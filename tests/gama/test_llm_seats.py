@@ -37,11 +37,13 @@ def test_unreadable_answers_retried_at_most_n_times_then_invalid():
     backend = engine_mod._BACKENDS[("py:toolkit.gama.standin:garbled", None)]
     result = records[-1]
     assert result["llm_decisions"] == 6 and result["invalid"] == 6
+    assert result["substituted"] == [3, 3, 0, 0]  # per seat: the two LLM seats, 3 rounds each
     assert backend.usage.calls == 6 * 3  # one try + two retries each, never more
     notes = records[0]["llm"]
     assert notes[0]["invalid"] and notes[0]["attempts"] == 3 and notes[0]["answer"] == "I would rather not say."
-    # the fallback is still a legal action
+    # the fallback is still a legal action, and the round record names it
     assert all(0 <= c <= 100 for c in records[0]["outcome"]["claims"])
+    assert notes[0]["substituted_action"] == records[0]["outcome"]["claims"][notes[0]["seat"]]
 
 
 def test_invalid_outcome_replays_from_a_recording(tmp_path):

@@ -27,7 +27,7 @@ from toolkit.gama.engine import RESULT, SCHEMA
 from toolkit.gama.games import game_class
 from toolkit.gama.games.base import Decision, Game
 
-# The official file-name stem of each game, longest first so "bar_game" never shadows a longer one.
+# The name each game has in the official file names and folders.
 OFFICIAL_NAMES = {"guessing_game": "guess", "bar_game": "bar", "divide_dollar": "dollar", "public_goods": "goods",
                   "diner_dilemma": "diner", "sealed_bid_auction": "auction", "battle_royale": "battle",
                   "pirate_game": "pirate"}

@@ -119,7 +119,7 @@ class LLMSeat:
                 continue
             return action, {"attempts": attempt + 1, "answer": text}
         action = game.act("random", decision, self.rng)
-        return action, {"attempts": len(answers), "answer": answers[-1], "invalid": True}
+        return action, {"attempts": len(answers), "answer": answers[-1], "invalid": True, "substituted_action": action}
 
     def observe(self, game: Game, seat: int, outcome: dict) -> None:
         self.messages.append({"role": "user", "content": game.report(seat, outcome)})
