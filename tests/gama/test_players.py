@@ -6,6 +6,7 @@ from scipy.stats import binom
 
 from toolkit.core.errors import InputError
 from toolkit.gama import Job, game_class, parse_players, play
+from toolkit.gama.games import Decision
 
 
 def result(game, players, **kw):
@@ -22,7 +23,7 @@ def test_player_specs():
             parse_players(bad, 5 if "5" in bad else 3)
 
 
-@pytest.mark.parametrize("game", ["guess", "dollar", "goods", "diner", "battle", "pirate"])
+@pytest.mark.parametrize("game", ["guess", "bar", "dollar", "goods", "diner", "battle", "pirate"])
 def test_equilibrium_players_score_100(game):
     r = result(game, "equilibrium", seed=4)
     assert r["score"] == pytest.approx(100.0)
@@ -55,14 +56,18 @@ def test_auction_equilibrium_keeps_one_nth_of_value():
 
 
 def test_bar_mixed_equilibrium_matches_expected_score():
-    bar = game_class("bar")(10, 1, {}, np.random.default_rng(0))
+    bar = game_class("bar")(10, 200, {}, np.random.default_rng(0))
     p = bar.equilibrium_probability()
     # indifference: 10 * P(at most 5 of the 9 others go) = 5
     assert 10 * binom.cdf(5, 9, p) == pytest.approx(5.0, abs=1e-9)
     k = np.arange(11)
     expected = 100 * (1 - np.sum(binom.pmf(k, 10, p) * np.abs(k / 10 - 0.6)) / 0.6)
-    scores = [result("bar", "equilibrium", rounds=200, seed=s)["score"] for s in range(3)]
-    assert np.mean(scores) == pytest.approx(expected, abs=2.0)
+    rngs = [np.random.default_rng(s) for s in range(10)]
+    for r in range(1, 201):
+        bar.play_round(r, lambda d: bar.mixed(rngs[d.seat]))
+    assert bar.score()["score"] == pytest.approx(expected, abs=3.0)
+    # the pure equilibrium: exactly floor(0.6 x 10) = 6 go
+    assert [bar.strategy_equilibrium(Decision("go", s, 1), None) for s in range(10)] == [True] * 6 + [False] * 4
 
 
 def test_learners_converge_where_theory_says():

@@ -77,6 +77,12 @@ class Bar(Game):
         return bool(rng.random() < 0.5)
 
     def strategy_equilibrium(self, d, rng):
+        """A pure Nash equilibrium, the play the score rewards: the first floor(R x N) seats go, the rest stay
+        (a goer who stayed home would earn less, a stayer who went would crowd the bar). The symmetric
+        equilibrium is mixed (`equilibrium_probability`); learners with nothing to go on play that one."""
+        return d.seat < self.seats_free
+
+    def mixed(self, rng) -> bool:
         return bool(rng.random() < self.go_probability)
 
     def sees_attendance(self, seat: int, outcome: dict) -> bool:
@@ -93,14 +99,14 @@ class Bar(Game):
         """Go if the others in the last round this seat saw would have left room for it."""
         seen = self._seen(d.seat)
         if not seen:
-            return self.strategy_equilibrium(d, rng)
+            return self.mixed(rng)
         return self._others(d.seat, seen[-1:]) + 1 <= self.seats_free
 
     def strategy_fictitious(self, d, rng):
         """Go if the others' average attendance over the rounds this seat saw leaves room for it."""
         seen = self._seen(d.seat)
         if not seen:
-            return self.strategy_equilibrium(d, rng)
+            return self.mixed(rng)
         return self._others(d.seat, seen) + 1 <= self.seats_free
 
     def score(self):
