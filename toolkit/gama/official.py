@@ -83,12 +83,12 @@ def import_file(path: Path, root: Path | None = None, guess_scoring: str = "offi
     default = version == "v1" and tag.isdigit()
     label = ",".join([*(f"{k}={v}" for k, v in variant_params.items()),
                       *([] if default else [f"run={version}{'_' + tag if tag else ''}"])]) or "default"
-    seat_scores = scored["seat_scores"]
+    seat_scores = [x for x in scored["seat_scores"] or [] if x is not None]
     return make_record(
         RESULT, SCHEMA, game=game_name, variant=label, players=model, run=int(tag) if default else 0, seed=seed,
         title=game.TITLE, n_players=n, rounds=len(rounds), rounds_played=len(game.history), params=dict(game.p),
-        seats=[model] * n, score=float(scored["score"]), seat_scores=seat_scores,
-        by_player={model: float(np.mean([s for s in seat_scores if s is not None]))} if seat_scores else {},
+        seats=[model] * n, score=float(scored["score"]), seat_scores=scored["seat_scores"],
+        by_player={model: float(np.mean(seat_scores))} if seat_scores else {},
         payoffs=np.sum([h["payoffs"] for h in game.history], axis=0).tolist() if game.history else [],
         invalid=0, llm_decisions=0, substituted=[0] * n, trajectory=scored["trajectory"],
         actions=[reader.actions(rec) for rec in rounds],
