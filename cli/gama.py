@@ -1,4 +1,4 @@
-"""`reason gama`: GAMA(γ)-Bench games with built-in and LLM players; play, bench, sweep, report."""
+"""`reason gama`: GAMA(γ)-Bench games with built-in and LLM players; play, bench, sweep, import, report."""
 
 from __future__ import annotations
 
