@@ -17,21 +17,21 @@ def test_guess_uses_mean_of_round_averages():
     assert scoring.guess_score([[75]], 0, 100, 1) == pytest.approx(50.0)
 
 
-def test_bar_matches_issue_form_at_default_and_normalises_otherwise():
+def test_bar_matches_paper_form_at_default_and_normalises_otherwise():
     ratios = [0.5, 0.9, 0.6]
-    issue = (0.6 - (0.1 + 0.3 + 0.0) / 3) / 0.6 * 100
-    assert scoring.bar_score(ratios, 0.6) == pytest.approx(issue)
+    paper = (0.6 - (0.1 + 0.3 + 0.0) / 3) / 0.6 * 100
+    assert scoring.bar_score(ratios, 0.6) == pytest.approx(paper)
     # capacity 0.4: max deviation is 0.6; everyone going (1.0) deviates 0.6 -> 0
     assert scoring.bar_score([1.0], 0.4) == pytest.approx(0.0)
     assert scoring.bar_score([0.4, 0.1], 0.4) == pytest.approx((1 - 0.15 / 0.6) * 100)
 
 
-def test_dollar_equals_issue_per_player_form_and_floors_at_zero():
+def test_dollar_equals_paper_per_player_form_and_floors_at_zero():
     totals = [100, 120, 90]
     mine = scoring.dollar_score(totals, 100)
     assert mine == pytest.approx((100 - (0 + 20 + 10) / 3) / 100 * 100)
-    issue = max((10 - sum(abs(t / 10 - 10) for t in totals) / 3) / 10 * 100, 0)
-    assert mine == pytest.approx(issue)
+    paper = max((10 - sum(abs(t / 10 - 10) for t in totals) / 3) / 10 * 100, 0)
+    assert mine == pytest.approx(paper)
     assert scoring.dollar_score([350], 100) == 0.0
 
 
