@@ -19,21 +19,34 @@ class Series:
     ys: Sequence[float | None]  # None leaves a gap
 
 
-def _ticks(lo: float, hi: float, count: int = 5) -> list[float]:
-    if hi <= lo:
-        return [lo]
+def _step(lo: float, hi: float, count: int = 5) -> float:
     raw = (hi - lo) / count
     step = 10 ** math.floor(math.log10(raw))
     for mult in (1, 2, 5, 10):
         if raw <= step * mult:
-            step *= mult
-            break
-    first = math.ceil(lo / step) * step
+            return step * mult
+    return step * 10
+
+
+def _ticks(lo: float, hi: float, step: float) -> list[float]:
+    first = math.ceil(lo / step - 1e-9) * step
     return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
 
 
-def _fmt(v: float) -> str:
+def _fmt(v: float, step: float | None = None) -> str:
+    """Enough decimals to tell ticks `step` apart; 3 significant digits for data values."""
+    if step is not None and abs(v) < 1e6:
+        decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+        return f"{v:.{decimals}f}"
     return f"{v:.3g}" if abs(v) < 1e4 else f"{v:.2e}"
+
+
+def _widen(lo: float, hi: float) -> tuple[float, float]:
+    """A flat series still gets a readable axis: 5% of its value either side (or ±1 around 0)."""
+    if hi > lo:
+        return lo, hi
+    pad = abs(lo) * 0.05 or 1.0
+    return lo - pad, hi + pad
 
 
 def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: str, log_x: bool = False,
@@ -46,12 +59,9 @@ def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: s
     fx = math.log10 if is_log else float
     xs = [fx(x) for x, _ in pts]
     ys = [y for _, y in pts]
-    x0, x1 = min(xs), max(xs)
-    y0, y1 = min(ys), max(ys)
-    if x0 == x1:
-        x0, x1 = x0 - 1, x1 + 1
-    if y0 == y1:
-        y0, y1 = y0 - 1, y1 + 1
+    x0, x1 = _widen(min(xs), max(xs))
+    y0, y1 = _widen(min(ys), max(ys))
+    ystep = _step(y0, y1)
     left, right, top, bottom = 56, 150, 28, 44
     pw, ph = width - left - right, height - top - bottom
 
@@ -61,15 +71,15 @@ def line_chart(series: Sequence[Series], *, title: str, x_label: str, y_label: s
     def py(v: float) -> float:
         return top + (1 - (v - y0) / (y1 - y0)) * ph
 
-    out = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+    out = [f'<svg class="chart" viewBox="0 0 {width} {height}" '
            f'width="{width}" height="{height}" role="img" aria-label="{escape(title)}">',
            f'<text x="{left}" y="16" class="ct">{escape(title)}</text>',
            f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" class="frame"/>']
-    for t in _ticks(y0, y1):
+    for t in _ticks(y0, y1, ystep):
         out.append(f'<line x1="{left}" x2="{left + pw}" y1="{py(t):.1f}" y2="{py(t):.1f}" class="grid"/>'
-                   f'<text x="{left - 4}" y="{py(t) + 4:.1f}" class="tick" text-anchor="end">{_fmt(t)}</text>')
+                   f'<text x="{left - 4}" y="{py(t) + 4:.1f}" class="tick" text-anchor="end">{_fmt(t, ystep)}</text>')
     distinct = sorted({x for s in series for x in s.xs})
-    xticks = distinct if len(distinct) <= 12 else [10 ** t if is_log else t for t in _ticks(x0, x1)]
+    xticks = distinct if len(distinct) <= 12 else [10 ** t if is_log else t for t in _ticks(x0, x1, _step(x0, x1))]
     for t in xticks:
         out.append(f'<text x="{px(t):.1f}" y="{top + ph + 16}" class="tick" text-anchor="middle">{_fmt(t)}</text>')
     out.append(f'<text x="{left + pw / 2}" y="{height - 6}" class="axis" text-anchor="middle">'

@@ -25,9 +25,10 @@ def build(ctx: Context, records: dict[str, list[Rec]]) -> list[Section]:
         series = [Series(m, budgets, [acc.get(b) for b in budgets]) for m, acc in methods.items()]
         # The uncompressed cache has no budget: drawn as a flat line across the budgets.
         series += [Series(str(f.get("method")), budgets, [f.get("accuracy")] * len(budgets)) for f in full if budgets]
-        chart = line_chart(series, title=f"accuracy vs KV budget (context {context} tokens)",
+        label = f"{context:g}" if isinstance(context, int | float) else str(context)
+        chart = line_chart(series, title=f"accuracy vs KV budget (context {label} tokens)",
                            x_label="budget (tokens per head)", y_label="accuracy", log_x=True)
-        html = ctx.render("kvcompress_eval.html.j2", context=context, chart=chart, rows=group,
+        html = ctx.render("kvcompress_eval.html.j2", context=label, chart=chart, rows=group,
                           tasks=sorted({t for r in group for t in (r.get("by_task") or {})}))
         items.append(Item(html))
     counts = {k: len(v) for k, v in records.items()}
