@@ -24,7 +24,7 @@ app = typer.Typer(
 @app.callback()
 def view(
     records: Annotated[list[str], typer.Argument(help="Record files (JSONL, '-' for stdin), any mix of types.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Site folder to write (open OUT/index.html).")] = Path("site"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="Site folder (open OUT/index.html).")] = Path("site"),
     page_size: Annotated[int, typer.Option("--page-size", min=1, help="Items per page.")] = 200,
     title: Annotated[str, typer.Option("--title", help="Site title shown on every page.")] = "reason view",
     force: Annotated[bool, typer.Option("--force", help="Write into a non-empty folder that is not a site.")] = False,
