@@ -52,6 +52,8 @@ def view(
     if summary.missing_images:
         console.warn(f"{summary.missing_images} image(s) not found, shown as placeholders: "
                      f"{'; '.join(summary.missing_examples)}")
+    for message in summary.fallbacks:
+        console.warn(f"shown as JSON under 'other' (fields not as expected): {message}")
     kinds = ", ".join(f"{t} {n}" for t, n in summary.by_type.items())
     console.info(f"{summary.records} record(s) ({kinds}) -> {summary.pages} page(s) in {out}/index.html "
                  f"in {time.perf_counter() - start:.1f} s")

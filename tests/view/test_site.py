@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -149,3 +150,20 @@ def test_out_folder_rules(record_files, tmp_path):
     build_site(files + [str(record_files["steer"])], site)
     build_site(files, site)  # an earlier site is replaced without --force
     assert not (site / "steer.html").exists() and (site / "kvcompress.html").exists()
+
+
+def test_known_types_with_unexpected_fields_fall_back_to_json(tmp_path):
+    bad = tmp_path / "odd.jsonl"
+    bad.write_text("\n".join(json.dumps(r) for r in [
+        {"type": "swe.tree", "schema": 1, "instance_id": "x", "nodes": "not a list", "chosen_node": 3},
+        {"type": "gama.result", "schema": 1, "game": "guess", "seats": 5, "score": "high"},
+        {"type": "aha.sample", "schema": 1, "sample_id": 7},
+    ]) + "\n")
+    summary = build_site([str(bad)], tmp_path / "site")
+    assert summary.records == 3
+    pages = {p.name for p in (tmp_path / "site").glob("*.html")}
+    assert {"swe.html", "failgen.html"} <= pages  # tolerated: an empty tree, a sample without fields
+    # `seats` is a number: the game family cannot draw it, so its records show as JSON, and the index says why
+    assert "gama.html" not in pages and "other-gama.result.html" in pages
+    assert len(summary.fallbacks) == 1 and summary.fallbacks[0].startswith("gama: TypeError")
+    assert "fields not as expected" in (tmp_path / "site" / "index.html").read_text()

@@ -33,6 +33,7 @@ class BuildSummary:
     bad_examples: list[str] = field(default_factory=list)
     missing_images: int = 0
     missing_examples: list[str] = field(default_factory=list)
+    fallbacks: list[str] = field(default_factory=list)  # families whose records were shown as JSON instead
 
     def record(self) -> dict:
         return {"type": "view.site", "schema": 1, **asdict(self)}
@@ -92,11 +93,17 @@ def build_site(paths: list[str], out: str | Path, *, page_size: int = 200, skip_
     ctx = Context(env=env, media=Media(out))
     sections: list[Section] = []
     claimed: set[str] = set()
+    fallbacks: list[str] = []
     for family in FAMILIES:
         records = {t: by_type[t] for t in family.types if t in by_type}
-        if records:
+        if not records:
+            continue
+        try:
             sections.extend(family.build(ctx, records))
-            claimed.update(records)
+        except Exception as exc:  # noqa: BLE001 - records of a known type with unexpected fields: never fail the build
+            fallbacks.append(f"{family.slug}: {type(exc).__name__}: {exc}"[:300])
+            continue
+        claimed.update(records)
     rest = {t: recs for t, recs in sorted(by_type.items()) if t not in claimed}
     other_sections = other.build(ctx, rest) if rest else []
 
@@ -121,7 +128,8 @@ def build_site(paths: list[str], out: str | Path, *, page_size: int = 200, skip_
     summary = BuildSummary(out=str(out), files=[str(p) for p in paths], records=total,
                            by_type={t: len(v) for t, v in sorted(by_type.items())}, pages=pages + 1,
                            bad_lines=bad.count, bad_examples=bad.examples,
-                           missing_images=len(ctx.media.missing), missing_examples=ctx.media.missing[:5])
+                           missing_images=len(ctx.media.missing), missing_examples=ctx.media.missing[:5],
+                           fallbacks=fallbacks)
     index_sections = [{"title": s.title, "href": names[0], "counts": s.counts, "pages": len(names)}
                       for s, names in listed if s not in other_sections]
     other_rows = [{"type": t, "count": n, "href": names[0], "first": s.note}
