@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -74,21 +75,26 @@ def main() -> None:
         folder = Path(tmp)
         files = make_inputs(folder)
         cmd = [sys.executable, "-m", "cli", "--quiet", "view", *map(str, files), "--out", str(folder / "site")]
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={"PYTHONPATH": str(ROOT),
                                                                                 "PATH": "/usr/bin:/bin"})
         wall = time.perf_counter() - start
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
         if res.returncode != 0:
             raise SystemExit(res.stderr)
         summary = json.loads(res.stdout)
         page = folder / "site" / "failgen.html"
-        figures = {"samples": N, "verdicts": N, "build_wall_s": round(wall, 2), "goal_s": GOAL_S,
+        figures = {"samples": N, "verdicts": N, "build_wall_s": round(wall, 2), "build_cpu_s": round(cpu, 2),
+                   "goal_s": GOAL_S,
                    "goal_ratio": round(wall / GOAL_S, 3), "records_per_s": round(2 * N / wall),
                    "pages": summary["pages"], "page_kib": round(page.stat().st_size / 1024, 1),
                    "media_files": len(list((folder / "site" / "media").iterdir())),
                    "browser": browser_timing(page)}
     print(f"reason view: {2 * N} records ({N} samples + {N} verdicts) -> {figures['pages']} pages in {wall:.2f} s "
-          f"(goal < {GOAL_S:.0f} s, ratio {wall / GOAL_S:.3f}); {figures['records_per_s']} records/s; "
+          f"(goal < {GOAL_S:.0f} s, ratio {wall / GOAL_S:.3f}; {cpu:.2f} s of CPU); "
+          f"{figures['records_per_s']} records/s; "
           f"one 200-item page is {figures['page_kib']} KiB; {figures['media_files']} images copied once each")
     if figures["browser"]:
         b = figures["browser"]
