@@ -109,7 +109,7 @@ def build_site(paths: list[str], out: str | Path, *, page_size: int = 200, skip_
 
     nav = [{"slug": s.slug, "title": s.title, "href": page_names(s.slug, 1)[0]} for s in sections]
     if other_sections:
-        nav.append({"slug": "other", "title": "other", "href": page_names(other_sections[0].slug, 1)[0]})
+        nav.append({"slug": "other", "title": "other", "href": "index.html#other"})
     common = {"site_title": title, "nav": nav}
     pages = 0
     listed = []
