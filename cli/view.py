@@ -18,6 +18,7 @@ app = typer.Typer(
     no_args_is_help=True,
     # a group stops reading options at its first argument by default; here options may follow the files
     context_settings={"allow_interspersed_args": True},
+    subcommand_metavar="",  # no subcommands: the usage line shows the files only
 )
 
 
