@@ -97,7 +97,7 @@ def test_sql_questions_group_candidates_and_mark_wrong_ones(site):
     assert len(cards) == 3
     assert sum('data-result="wrong"' in c for c in cards) == 2 and sum('data-result="right"' in c for c in cards) == 1
     assert html.count('<span class="badge chosen">chosen</span>') == 3
-    assert "result cluster(s) of 21 candidate(s)" in html and "pairwise win(s)" in html
+    assert "result cluster(s) of 21 candidate(s)" in html and "most pairwise wins" in html
 
 
 def test_charts_for_kv_budgets_and_steering_alpha(site):

@@ -14,7 +14,8 @@ def clusters(candidates: list[dict], chosen: object) -> list[dict]:
         if isinstance(c, dict):
             groups[c.get("cluster")].append({**c, "index": i, "chosen": i == chosen})
     out = [{"cluster": k, "members": v, "has_chosen": any(m["chosen"] for m in v),
-            "wins": sum(m.get("score") or 0 for m in v), "result": v[0].get("result")} for k, v in groups.items()]
+            "wins": max((m.get("score") or 0 for m in v), default=0), "result": v[0].get("result")}
+           for k, v in groups.items()]
     out.sort(key=lambda g: (not g["has_chosen"], -len(g["members"])))
     return out
 
