@@ -32,7 +32,8 @@ def tree(value: Any, depth: int = 0) -> Markup:
     body = Markup('<ul class="jtree">{}</ul>').format(rows)
     if depth == 0:
         return body
-    size = f"{len(value)} {'keys' if isinstance(value, dict) else 'items'}"
+    noun = "key" if isinstance(value, dict) else "item"
+    size = f"{len(value)} {noun}{'' if len(value) == 1 else 's'}"
     opened = " open" if depth <= OPEN_DEPTH and len(value) <= 12 else ""
     return Markup('<details class="jnode"{}><summary>{}</summary>{}</details>').format(
         Markup(opened), size, body)
