@@ -74,7 +74,7 @@ def test_search_tree_highlights_the_chosen_node_and_opens_its_path(site):
     chosen = re.search(r'<details class="node kind-\w+ chosen" data-node="(\d+)" open>', clamp)
     assert chosen and chosen.group(1) == "7"
     assert re.search(r'data-node="1" open>', clamp) and re.search(r'data-node="2">', clamp)  # off-path: closed
-    assert "reward 100 · value 100 · visits 1" in clamp
+    assert "reward 100 · value 100 · visits 1 · tests 5/5" in clamp
     assert clamp.count('<span class="add">') >= 1 and "test_clamp" in clamp
     assert 'data-resolved="false"' in html and 'data-resolved="true"' in html
 

@@ -26,7 +26,10 @@ def nest(nodes: list[dict], chosen: Any) -> dict | None:
         kids = [build(by_id[c]) for c in n.get("children") or [] if c in by_id and c not in seen]
         action = n.get("action") if isinstance(n.get("action"), dict) else {}
         args = json.dumps(action.get("args", {}), ensure_ascii=False)
-        return {**n, "kids": kids, "name": action.get("name", "start"), "why": action.get("why", ""),
+        tests = n.get("tests") if isinstance(n.get("tests"), dict) else {}
+        passed = sum(v == "passed" for v in tests.values())
+        return {**n, "kids": kids, "tests_passed": f"{passed}/{len(tests)}" if tests else "",
+                "name": action.get("name", "start"), "why": action.get("why", ""),
                 "args": args if len(args) <= 90 else args[:87] + "...", "chosen": n.get("id") == chosen,
                 "open": n.get("id") in path or n is root}
 
