@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from toolkit.core.paths import record_file_candidates
+
 MEDIA = "media"
 
 
@@ -23,13 +25,7 @@ class Media:
         """
         if not rel:
             return None
-        path = Path(str(rel))
-        candidates = [path] if path.is_absolute() else []
-        if not path.is_absolute():
-            if record.get("dir"):
-                candidates.append(Path(str(record["dir"])) / path)
-            candidates.append(base / path)
-        for cand in candidates:
+        for cand in record_file_candidates(rel, record.get("dir"), base):
             if cand.is_file():
                 return self._copy(cand.resolve())
         self.missing.append(f"{where}: {rel}" if where else str(rel))
