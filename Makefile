@@ -8,6 +8,11 @@ STAMP := $(VENV)/.installed
 export PYTHONHASHSEED := 0
 
 .PHONY: install test bench lint demo clean
+.PHONY: sysdeps
+
+# Debian packages the tests need, installed by `make sysdeps` when missing (one line per system).
+SYSDEPS += chromium chromium-driver
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 install: $(STAMP)
 
@@ -33,3 +38,10 @@ demo: $(STAMP)
 
 clean:
 	rm -rf $(VENV) bench-results .pytest_cache
+
+sysdeps:
+	@missing=$$(for p in $(SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	else echo "system packages present: $(SYSDEPS)"; fi

@@ -10,6 +10,7 @@ from typing import Any
 
 from toolkit.aha.prompt import make_question, split_answer
 from toolkit.core.errors import InputError
+from toolkit.core.paths import record_file_candidates
 from toolkit.core.records import BadLines, read_records
 
 SAMPLE_TYPE = "aha.sample"
@@ -60,14 +61,7 @@ class Sample:
 
 def resolve_image(rec: dict[str, Any], base: Path, where: str) -> Path:
     """`dir`/image when it exists, else the image relative to the file that was read."""
-    rel = Path(str(rec["image"]))
-    candidates = []
-    if rel.is_absolute():
-        candidates.append(rel)
-    else:
-        if rec.get("dir"):
-            candidates.append(Path(str(rec["dir"])) / rel)
-        candidates.append(base / rel)
+    candidates = record_file_candidates(rec["image"], rec.get("dir"), base)
     for cand in candidates:
         if cand.is_file():
             return cand

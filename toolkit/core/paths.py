@@ -18,3 +18,12 @@ def check_writable(path: str | Path, option: str = "") -> None:
         raise InputError(f"{where}: cannot write ({exc.strerror or exc})") from None
     if out.is_dir() or not os.access(out if out.exists() else out.parent, os.W_OK):
         raise InputError(f"{where}: cannot write ({'a folder' if out.is_dir() else 'permission denied'})")
+
+
+def record_file_candidates(rel: str | Path, record_dir: object, base: Path) -> list[Path]:
+    """Where a file a record names may be: itself when absolute, else under the record's `dir` field
+    (the folder it was written to), then beside the JSONL file it was read from."""
+    path = Path(str(rel))
+    if path.is_absolute():
+        return [path]
+    return ([Path(str(record_dir)) / path] if record_dir else []) + [base / path]

@@ -1,0 +1,169 @@
+"""The site built from real records of every family: pages, dispatch, filters' data, images, no network."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.view.conftest import WRONG_SAMPLE
+from toolkit.core.errors import InputError
+from toolkit.view import build_site
+from toolkit.view.site import MARKER
+
+FAMILY_PAGES = {"failgen.html", "swe.html", "gama.html", "sql.html", "kvcompress.html", "steer.html"}
+
+
+def page(out, name: str) -> str:
+    return (out / name).read_text(encoding="utf-8")
+
+
+def items(html: str) -> list[str]:
+    return re.findall(r'<div class="item"[^>]*>', html)
+
+
+def test_index_lists_every_type_with_counts(site):
+    out, summary = site
+    index = page(out, "index.html")
+    for rtype, count in summary.by_type.items():
+        assert f'data-type="{rtype}"' in index, rtype
+        row = re.search(rf'data-type="{re.escape(rtype)}">.*?class="num">(\d+)<', index, re.S)
+        assert row and int(row.group(1)) == count, rtype
+    assert {"failgen.episode", "aha.sample", "aha.verdict", "swe.tree", "swe.prediction", "gama.round",
+            "gama.result", "gama.summary", "sql.prediction", "sql.eval", "kvcompress.eval", "steer.sweep",
+            "future.thing", "microtheory.relevance"} <= set(summary.by_type)
+    assert FAMILY_PAGES <= {p.name for p in out.glob("*.html")}
+    assert (out / "other-future.thing.html").exists() and (out / MARKER).exists()
+    assert summary.missing_images == 0 and summary.bad_lines == 0
+
+
+def test_pages_reference_nothing_outside_the_site(site):
+    out, _ = site
+    for path in [*out.glob("*.html"), *out.glob("static/*")]:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"(https?:)?//[a-z0-9]", text, re.I), path.name
+        if path.suffix == ".html":
+            assert "default-src 'none'" in text
+            for ref in re.findall(r'(?:src|href)="([^"]+)"', text):
+                assert (out / ref.split("#")[0]).exists(), (path.name, ref)
+
+
+def test_failgen_gallery_marks_the_wrong_verdict_and_copies_images(site):
+    out, _ = site
+    html = page(out, "failgen.html")
+    cards = items(html)
+    assert len(cards) == 3  # nominal, grasp, slip episodes; their samples sit inside the cards
+    wrong = [c for c in cards if 'data-verdict="wrong"' in c]
+    assert len(wrong) == 1 and 'data-mode="grasp"' in wrong[0]
+    assert sum('data-verdict="correct"' in c for c in cards) == 2
+    assert "detector right on <strong>4 of 5</strong>" in html
+    assert html.count("✗ wrong") == 1 and WRONG_SAMPLE in html
+    assert html.count('class="frame"') == 3 * 7 * 3  # 3 episodes x 7 keyframes x 3 views
+    assert len(re.findall(r'<img src="media/[^"]+front.gif"', html)) == 3 and "missing image" not in html
+    assert '<option value="grasp">' in html and '<option value="wrong">' in html
+    images = re.findall(r'<img src="(media/[^"]+)"', html)
+    assert images and all((out / src).stat().st_size > 0 for src in images)
+
+
+def test_search_tree_highlights_the_chosen_node_and_opens_its_path(site):
+    out, _ = site
+    html = page(out, "swe.html")
+    assert len(items(html)) == 3  # two trees, one prediction without a tree
+    clamp = html[html.index("mini__clamp-1"):html.index("mini__inventory-1")]
+    chosen = re.search(r'<details class="node kind-\w+ chosen" data-node="(\d+)" open>', clamp)
+    assert chosen and chosen.group(1) == "7"
+    assert re.search(r'data-node="1" open>', clamp) and re.search(r'data-node="2">', clamp)  # off-path: closed
+    assert "reward 100 · value 100 · visits 1 · tests 5/5" in clamp
+    assert clamp.count('<span class="add">') >= 1 and "test_clamp" in clamp
+    assert 'data-resolved="false"' in html and 'data-resolved="true"' in html
+
+
+def test_game_runs_plot_every_seat_and_rank_the_leaderboard(site, record_files):
+    out, _ = site
+    html = page(out, "gama.html")
+    guess = html[html.index("random*2,best-response"):]
+    chart = guess[guess.index("<svg"):guess.index("</svg>")]
+    assert chart.count("<polyline") == 4 and chart.count("<circle") == 4 * 5
+    board = html[html.index("leaderboard"):html.index("runs</h2>")]
+    assert board.index("llm*2,equilibrium") < board.index("random*2,best-response")  # 76.1 before 73.3
+    assert "76.14" in board and "73.35" in board
+
+
+def test_sql_questions_group_candidates_and_mark_wrong_ones(site):
+    out, _ = site
+    html = page(out, "sql.html")
+    cards = items(html)
+    assert len(cards) == 3
+    assert sum('data-result="wrong"' in c for c in cards) == 2 and sum('data-result="right"' in c for c in cards) == 1
+    assert html.count('<span class="badge chosen">chosen</span>') == 3
+    assert "result cluster(s) of 21 candidate(s)" in html and "most pairwise wins" in html
+
+
+def test_charts_for_kv_budgets_and_steering_alpha(site):
+    out, _ = site
+    kv = page(out, "kvcompress.html")
+    assert kv.count("<svg") == 1 and kv.count("<polyline") == 6  # 5 compressed methods + the full cache line
+    steer = page(out, "steer.html")
+    assert steer.count("<svg") == 3 * 2  # accuracy, KL, entropy for the validation and test sweeps
+    assert "KL(P0 || Palpha), nats vs alpha" in steer
+
+
+def test_unknown_types_render_as_json_trees(site):
+    out, _ = site
+    html = page(out, "other-future.thing.html")
+    assert len(items(html)) == 2 and 'class="jkey">leaf<' in html and "name=alpha" in html
+    assert '<details class="jlong">' in html  # the 300-character string folds
+    index = page(out, "index.html")
+    assert "other-future.thing.html" in index and "name=alpha" in index
+
+
+def test_pagination_missing_images_and_determinism(record_files, tmp_path):
+    samples = record_files["samples"].read_text().splitlines()
+    broken = tmp_path / "samples.jsonl"
+    broken.write_text("\n".join(samples).replace("grid_0.png", "gone.png") + "\n")
+    files = [str(record_files["verdicts"]), str(broken)]
+    summary = build_site(files, tmp_path / "a", page_size=1)
+    assert summary.missing_images == 3  # each episode's first sample
+    # no episode records: each of the 5 samples is its own gallery item, one a page
+    assert (tmp_path / "a" / "failgen-5.html").exists() and not (tmp_path / "a" / "failgen-6.html").exists()
+    first = (tmp_path / "a" / "failgen.html").read_text()
+    assert 'href="failgen-5.html"' in first and "missing image" in first
+    assert "3 missing image(s)" in (tmp_path / "a" / "index.html").read_text()
+    build_site(files, tmp_path / "b", page_size=1)
+    for path in (tmp_path / "a").rglob("*"):
+        if path.is_file() and path.name != MARKER:
+            assert path.read_bytes() == (tmp_path / "b" / path.relative_to(tmp_path / "a")).read_bytes(), path
+
+
+def test_out_folder_rules(record_files, tmp_path):
+    files = [str(record_files["kv"])]
+    foreign = tmp_path / "notes"
+    foreign.mkdir()
+    (foreign / "keep.txt").write_text("mine")
+    with pytest.raises(InputError, match="not empty.*--force"):
+        build_site(files, foreign)
+    assert sorted(p.name for p in foreign.iterdir()) == ["keep.txt"]
+    build_site(files, foreign, force=True)
+    assert (foreign / "keep.txt").read_text() == "mine" and (foreign / "kvcompress.html").exists()
+    site = tmp_path / "site"
+    build_site(files + [str(record_files["steer"])], site)
+    build_site(files, site)  # an earlier site is replaced without --force
+    assert not (site / "steer.html").exists() and (site / "kvcompress.html").exists()
+
+
+def test_known_types_with_unexpected_fields_fall_back_to_json(tmp_path):
+    bad = tmp_path / "odd.jsonl"
+    bad.write_text("\n".join(json.dumps(r) for r in [
+        {"type": "swe.tree", "schema": 1, "instance_id": "x", "nodes": "not a list", "chosen_node": 3},
+        {"type": "gama.result", "schema": 1, "game": "guess", "seats": 5, "score": "high"},
+        {"type": "aha.sample", "schema": 1, "sample_id": 7},
+    ]) + "\n")
+    summary = build_site([str(bad)], tmp_path / "site")
+    assert summary.records == 3
+    pages = {p.name for p in (tmp_path / "site").glob("*.html")}
+    assert {"swe.html", "failgen.html"} <= pages  # tolerated: an empty tree, a sample without fields
+    # `seats` is a number: the game family cannot draw it, so its records show as JSON, and the index says why
+    assert "gama.html" not in pages and "other-gama.result.html" in pages
+    assert len(summary.fallbacks) == 1 and summary.fallbacks[0].startswith("gama: TypeError")
+    assert "fields not as expected" in (tmp_path / "site" / "index.html").read_text()
