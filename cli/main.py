@@ -28,6 +28,7 @@ SYSTEMS = [
     ("kvcompress", "kvcompress"),
     ("gama", "gama"),
     ("compgen", "compgen"),
+    ("matcha", "matcha"),
 ]
 
 app = typer.Typer(
