@@ -319,7 +319,7 @@ def report(
     table = summarize(rows)
     text = markdown_table(table)
     if markdown:
-        console.console.print(text, markup=False, highlight=False)
+        console.console.print(text, markup=False, highlight=False, soft_wrap=True)
     if md_out is not None:
         md_out.write_text(text + "\n")
     if png is not None:

@@ -18,6 +18,7 @@ from torch import nn
 
 from toolkit.matcha.gprgnn import GPRGNN
 from toolkit.matcha.io import Graph
+from toolkit.matcha.optim import Adam, sgd_step
 from toolkit.matcha.pic import pic_loss
 from toolkit.matcha.propagate import combine, hop_stack, normalized_adjacency, propagate
 from toolkit.matcha.tta import run_tta
@@ -106,11 +107,10 @@ def matcha_adapt(model: nn.Module, graph: Graph, tta: str = "erm", *, matcha: bo
     gamma.requires_grad_(True)
     before = gamma.detach().cpu().tolist()
     view = TargetView(model, graph, device)
-    opt = torch.optim.SGD([gamma], lr=lr)
     trace, outputs = [], []
     for r in range(max(rounds, 1) if matcha else 1):
         logits = run_tta(tta, view, memory, **tta_hp).detach()
-        opt.zero_grad()
+        gamma.grad = None
         loss = pic_loss(view.features(), logits.softmax(1))
         row = {"round": r, "pic": round(loss.item(), 6), "gamma": [round(g, 6) for g in gamma.detach().tolist()]}
         acc = accuracy(logits, graph)
@@ -120,7 +120,7 @@ def matcha_adapt(model: nn.Module, graph: Graph, tta: str = "erm", *, matcha: bo
         outputs.append(logits)
         if matcha and rounds > 0:
             loss.backward()
-            opt.step()
+            sgd_step([gamma], lr)
     chosen = len(outputs) - 1
     if stop == "pic":
         chosen = int(np.argmin([row["pic"] for row in trace]))
@@ -139,7 +139,7 @@ def oracle_gamma(model: nn.Module, graph: Graph, *, steps: int = 200, lr: float 
     view = TargetView(model, graph, device)
     y = torch.as_tensor(graph.y, device=device)
     mask = torch.as_tensor(graph.test_mask, device=device) if graph.test_mask is not None else None
-    opt = torch.optim.Adam([gamma], lr=lr)
+    opt = Adam([gamma], lr=lr)
     for _ in range(steps):
         opt.zero_grad()
         logits = view.classifier(view.features())

@@ -14,6 +14,7 @@ import torch
 
 
 def normalized_adjacency(edge_index, num_nodes: int, device: str | torch.device = "cpu") -> torch.Tensor:
+    """Â for a symmetric edge_index (every Graph keeps its edges symmetrised)."""
     ei = torch.as_tensor(np.asarray(edge_index) if not torch.is_tensor(edge_index) else edge_index,
                          dtype=torch.long, device=device)
     ei = ei[:, ei[0] != ei[1]]
@@ -31,11 +32,29 @@ def normalized_adjacency(edge_index, num_nodes: int, device: str | torch.device 
         return adj.to_sparse_csr()
 
 
+class _SymmetricProduct(torch.autograd.Function):
+    """Â @ H whose backward is Â @ grad (Â is symmetric): torch's generic sparse backward transposes Â on every
+    call, which made a Tent step four times slower than its forward."""
+
+    @staticmethod
+    def forward(ctx, adj, h):
+        ctx.adj = adj
+        return adj @ h
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, ctx.adj @ grad
+
+
+def spmm(adj: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    return _SymmetricProduct.apply(adj, h) if h.requires_grad else adj @ h
+
+
 def hop_stack(adj: torch.Tensor, h: torch.Tensor, K: int) -> torch.Tensor:
     """[K+1, N, D]: H, ÂH, ..., Â^K H."""
     hops = [h]
     for _ in range(K):
-        hops.append(adj @ hops[-1])
+        hops.append(spmm(adj, hops[-1]))
     return torch.stack(hops)
 
 
@@ -47,6 +66,6 @@ def propagate(adj: torch.Tensor, h: torch.Tensor, gamma: torch.Tensor) -> torch.
     """Σ_k γ_k Â^k H without keeping the stack."""
     out = h * gamma[0]
     for k in range(1, len(gamma)):
-        h = adj @ h
+        h = spmm(adj, h)
         out = out + gamma[k] * h
     return out

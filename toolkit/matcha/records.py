@@ -15,11 +15,11 @@ def graph_record(path: str, stats: dict, **extra) -> dict:
     return make_record("matcha.graph", 1, path=path, **stats, **extra)
 
 
-def result_record(res: AdaptResult, graph: Graph, **extra) -> dict:
+def result_record(res: AdaptResult, target: Graph, **extra) -> dict:
     first = res.trace[0] if res.trace else {}
     return make_record(
         "matcha.result", 1, tta=res.tta, matcha=res.matcha, rounds=res.rounds, lr=res.lr,
-        accuracy=r6(accuracy(res.logits, graph)), accuracy_base=first.get("accuracy"), chosen_round=res.chosen_round,
+        accuracy=r6(accuracy(res.logits, target)), accuracy_base=first.get("accuracy"), chosen_round=res.chosen_round,
         gamma_before=[r6(g) for g in res.gamma_before], gamma_after=[r6(g) for g in res.gamma_after],
         trace=[{k: v for k, v in row.items() if k != "gamma"} for row in res.trace], wall_s=res.wall_s, **extra)
 
