@@ -71,33 +71,13 @@ def propagation_speed() -> dict:
     adj = normalized_adjacency(g.edge_index, 5000)
     ours = best_of(lambda: propagate(adj, h, gamma))
     out = {"pure_torch_ms": round(1000 * ours, 3)}
+    from toolkit.matcha.pyg_reference import pyg_propagate
+
+    ei = torch.as_tensor(g.edge_index)
     try:
-        from torch_geometric.nn import MessagePassing
-        from torch_geometric.nn.conv.gcn_conv import gcn_norm
+        theirs = best_of(lambda: pyg_propagate(ei, h, gamma))
     except ImportError:
         return {**out, "torch_geometric": "not installed (extra 'graph')"}
-
-    class Prop(MessagePassing):
-        def __init__(self):
-            super().__init__(aggr="add")
-
-        def forward(self, x, ei, w):
-            return self.propagate(ei, x=x, norm=w)
-
-        def message(self, x_j, norm):
-            return norm.view(-1, 1) * x_j
-
-    prop, ei = Prop(), torch.as_tensor(g.edge_index)
-
-    def pyg():
-        e, w = gcn_norm(ei, None, num_nodes=5000)
-        x, acc = h, h * gamma[0]
-        for k in range(1, 10):
-            x = prop(x, e, w)
-            acc = acc + gamma[k] * x
-        return acc
-
-    theirs = best_of(pyg)
     return {**out, "torch_geometric_ms": round(1000 * theirs, 3), "ratio": round(theirs / ours, 2)}
 
 

@@ -61,14 +61,15 @@ def adanpc(z: torch.Tensor, mem_z: torch.Tensor, mem_y: torch.Tensor, classes: i
            tau: float = 0.001, chunk: int = 2048) -> torch.Tensor:
     """k nearest source features by cosine similarity, votes weighted by softmax(sim/τ); log-probabilities."""
     with torch.no_grad():
-        mem = F.normalize(mem_z.to(z.dtype), dim=1)
+        mem = F.normalize(mem_z.to(z.device, z.dtype), dim=1)
+        mem_y = mem_y.to(z.device)
         zn = F.normalize(z, dim=1)
         k = min(k, mem.shape[0])
         out = []
         for start in range(0, zn.shape[0], chunk):
             top, idx = (zn[start:start + chunk] @ mem.T).topk(k, dim=1)
             w = torch.softmax(top / tau, dim=1)
-            probs = torch.zeros(len(top), classes, dtype=z.dtype).scatter_add_(1, mem_y[idx].long(), w)
+            probs = torch.zeros(len(top), classes, dtype=z.dtype, device=z.device).scatter_add_(1, mem_y[idx].long(), w)
             out.append(torch.log(probs.clamp_min(1e-12)))
         return torch.cat(out)
 
