@@ -205,24 +205,23 @@ def adapt(
 
     Example: reason matcha adapt --model m --graph g/target.npz --tta t3a --rounds 50 --oracle | jq .accuracy
     """
+    from toolkit.core.errors import InputError
+
+    if tta not in ("erm", "tent", "t3a", "adanpc"):
+        raise InputError(f"--tta {tta!r}: unknown base TTA (one of: erm, tent, t3a, adanpc)")
+    if rounds < 0:
+        raise InputError(f"--rounds {rounds}: must be >= 0")
+    if stop not in ("rounds", "pic"):
+        raise InputError(f"--stop {stop!r}: expected rounds or pic")
     _require()
     import torch
 
     from toolkit.core import console
-    from toolkit.core.errors import InputError
     from toolkit.core.models import pick_device
     from toolkit.matcha.adapt import matcha_adapt, oracle_gamma
     from toolkit.matcha.gprgnn import expected_features, load_model
     from toolkit.matcha.io import check_labels
     from toolkit.matcha.records import prediction_records, result_record
-    from toolkit.matcha.tta import TTAS
-
-    if tta not in TTAS:
-        raise InputError(f"--tta {tta!r}: unknown base TTA (one of: {', '.join(TTAS)})")
-    if rounds < 0:
-        raise InputError(f"--rounds {rounds}: must be >= 0")
-    if stop not in ("rounds", "pic"):
-        raise InputError(f"--stop {stop!r}: expected rounds or pic")
     torch.manual_seed(seed_or_global(seed))
     dev = pick_device(device)
     net, memory = load_model(model, dev)

@@ -72,9 +72,6 @@ def test_py_model_protocol_and_its_errors(trained, tmp_path):
     (["adapt", "--model", "{d}", "--graph", "{d}/other.npz"], "lacks config.json"),
     (["adapt", "--model", "{m}", "--graph", "{d}/g/target.npz", "--tta", "sgd"], "unknown base TTA"),
     (["adapt", "--model", "{m}", "--graph", "{d}/g/target.npz", "--rounds", "-1"], "--rounds -1"),
-    (["pair", "--setting", "sideways", "--out-dir", "{d}/x"], "unknown setting"),
-    (["csbm", "--nodes", "10", "--degree", "10", "-o", "{d}/x.npz"], "--degree 10"),
-    (["csbm", "--homophily", "1.2", "-o", "{d}/x.npz"], "--homophily 1.2"),
 ])
 def test_bad_input_is_one_line_exit_2(trained, args, message):
     import numpy as np

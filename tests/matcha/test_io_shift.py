@@ -94,3 +94,19 @@ def test_unreachable_or_invalid_homophily(g):
 def test_keep_edges_and_feature_shift(g):
     assert graph_stats(keep_edges(g, 0.3))["edges"] == round(0.3 * graph_stats(g)["edges"])
     assert np.allclose(feature_shift(g, 0.02).x - g.x, 0.02 / np.sqrt(30), atol=1e-6)
+
+
+def test_bad_generator_options():
+    from toolkit.matcha.bench import make_pair, parse_settings, parse_ttas
+
+    with pytest.raises(InputError, match="--degree 10"):
+        generate_csbm(10, 2, d=10)
+    with pytest.raises(InputError, match="--homophily 1.2"):
+        generate_csbm(10, 2, h=1.2)
+    with pytest.raises(InputError, match="unknown setting"):
+        make_pair("sideways", 0, 10, 2)
+    with pytest.raises(InputError, match="unknown setting"):
+        parse_settings("homo2hetero,sideways")
+    with pytest.raises(InputError, match="unknown base TTA"):
+        parse_ttas("erm,sgd")
+    assert parse_settings("all")[:2] == ["homo2hetero", "homo2hetero-attr"]
