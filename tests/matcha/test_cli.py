@@ -109,3 +109,21 @@ def test_shipped_table_is_recomputed_from_shipped_cells():
     cells = load_records(assets / "cells.jsonl", types=["matcha.cell"])
     assert (assets / "table.md").read_text().strip() == markdown_table(summarize(cells)).strip()
     assert markdown_table(summarize(cells)).split("\n")[2] in (assets / "README.md").read_text()
+
+
+def test_shipped_model_reproduces_its_cell():
+    """The seed-0 homo2hetero model, adapted on its unseen seed-1000 target, gives the shipped cell's accuracy."""
+    from toolkit.core.records import load_records
+    from toolkit.matcha.adapt import matcha_adapt
+    from toolkit.matcha.bench import make_pair
+    from toolkit.matcha.gprgnn import load_model
+
+    assets = Path(ROOT) / "assets" / "matcha"
+    model, memory = load_model(str(assets / "models" / "homo2hetero"))
+    assert memory["z"].shape == (5000, 32)
+    _, target = make_pair("homo2hetero", 0)
+    res = matcha_adapt(model, target, "erm", rounds=50, memory=memory)
+    cell = next(c for c in load_records(assets / "cells.jsonl") if (c["setting"], c["seed"], c["tta"], c["matcha"])
+                == ("homo2hetero", 0, "erm", True))
+    assert res.trace[0]["accuracy"] == pytest.approx(cell["accuracy_trace"][0], abs=0.002)
+    assert res.trace[-1]["accuracy"] == pytest.approx(cell["accuracy"], abs=0.002)
