@@ -29,6 +29,7 @@ SYSTEMS = [
     ("gama", "gama"),
     ("compgen", "compgen"),
     ("view", "view"),
+    ("matcha", "matcha"),
 ]
 
 app = typer.Typer(

@@ -1,0 +1,17 @@
+#!/bin/bash
+# Rebuild everything in assets/matcha from seeds (nothing is downloaded). Run from the repository root.
+# The bench appends cells as they finish: rerunning this script continues an interrupted run (--resume).
+set -euo pipefail
+A=assets/matcha
+MODELS=${MODELS:-/tmp/matcha-models}
+nice -n 10 reason --quiet matcha bench --settings all --seeds 0-4 --tta erm,tent,t3a,adanpc --workers 2 \
+  --save-models "$MODELS" --resume -o "$A/cells.jsonl"
+reason matcha report "$A/cells.jsonl" --md-out "$A/table.md" --png "$A/gammas.png" > /dev/null
+# seed-0 source models; the same as: reason matcha pair --setting S --seed 0 --out-dir P &&
+#                                     reason --seed 0 matcha train --graph P/source.npz --out $A/models/S
+for s in homo2hetero hetero2homo high2low low2high; do
+  if [ -d "$MODELS/$s-seed0" ]; then
+    mkdir -p "$A/models/$s"
+    cp "$MODELS/$s-seed0"/{config.json,model.safetensors,memory.safetensors,training_log.json} "$A/models/$s/"
+  fi
+done
