@@ -31,15 +31,20 @@ class Row:
 
 def join_rows(pred_path: str | Path, gold_path: str | Path | None = None, *, skip_bad: bool = False,
               bad: BadLines | None = None) -> list[Row]:
-    """Verdicts joined with their references (from --gold samples, else the verdicts' 'reference')."""
+    """Verdicts joined with their references (from --gold samples, else the verdicts' 'reference').
+
+    The verdicts are read to their end before the gold file is opened: in `reason failgen --out fg |
+    reason aha detect - | reason aha eval --pred - --gold fg/samples.jsonl` the gold file is complete
+    only once the stream has ended."""
+    verdicts = list(read_records(pred_path, types={VERDICT_TYPE}, required=("sample_id", "raw"), skip_bad=skip_bad,
+                                 bad=bad))
     gold = None
     if gold_path is not None:
         gold = {s.sample_id: s for s in load_samples(gold_path, need_images=False)}
     rows: list[Row] = []
     seen: set[str] = set()
     name = "<stdin>" if str(pred_path) == "-" else str(pred_path)
-    for n, rec in enumerate(read_records(pred_path, types={VERDICT_TYPE}, required=("sample_id", "raw"),
-                                         skip_bad=skip_bad, bad=bad), start=1):
+    for n, rec in enumerate(verdicts, start=1):
         sid = str(rec["sample_id"])
         if sid in seen:
             raise InputError(f"{name}: verdict {n}: duplicate sample_id '{sid}'")

@@ -140,6 +140,7 @@ def run_loop(cfg: LoopConfig, judge: Judge, question: Callable[[str], str],
     if oracle:
         conditions.append(("oracle", ORACLE))
     wins = {name: 0 for name, _ in conditions}
+    paired: list[tuple[bool, bool]] = []  # (success without feedback, with the detector) per scene
     injected_eps = 0
     retries = 0
     for k in range(cfg.episodes):
@@ -147,6 +148,10 @@ def run_loop(cfg: LoopConfig, judge: Judge, question: Callable[[str], str],
         for condition, j in conditions:
             ep = run_episode(cfg, seed, j, question)
             wins[condition] += ep["success"]
+            if condition == "none":
+                alone = ep["success"]
+            elif condition == "detector":
+                paired.append((alone, ep["success"]))
             if condition == "detector":
                 retries += ep["retries"]
             elif condition == "none":
@@ -158,9 +163,21 @@ def run_loop(cfg: LoopConfig, judge: Judge, question: Callable[[str], str],
                       seed=cfg.seed, episodes_with_injection=injected_eps,
                       success_without_feedback=wins["none"] / n, success_with_feedback=wins["detector"] / n,
                       gain_points=round(100 * (wins["detector"] - wins["none"]) / n, 2),
+                      gain_ci95=bootstrap_gain_ci(paired, seed=cfg.seed),
                       success_with_oracle=wins["oracle"] / n if oracle else None,
                       retries=retries, max_retries=cfg.max_retries, image_size=cfg.image_size,
                       train_scene_overlap=train_overlap)
+
+
+def bootstrap_gain_ci(paired: list[tuple[bool, bool]], seed: int = 0, draws: int = 2000) -> list[float] | None:
+    """95% percentile interval, in points, of the gain (detector minus no feedback), resampling scenes."""
+    if not paired:
+        return None
+    rng = random.Random(f"aha-loop-ci/{seed}")
+    n = len(paired)
+    gains = sorted(100 * sum(b - a for a, b in (paired[rng.randrange(n)] for _ in range(n))) / n
+                   for _ in range(draws))
+    return [round(gains[int(0.025 * draws)], 2), round(gains[int(0.975 * draws) - 1], 2)]
 
 
 def vlm_judge(vlm, max_new_tokens: int = 48) -> Judge:
