@@ -45,6 +45,10 @@ def read_geometry(model_dir: str | Path) -> Geometry | None:
         raise InputError(f"{path}: corrupted geometry file ({type(exc).__name__}: {exc})") from None
     if geo.layout != LAYOUT:
         raise InputError(f"{path}: field 'layout': unknown grid layout '{geo.layout}' (known: {LAYOUT})")
+    from toolkit.failgen.grid import ROWS
+
+    if geo.views != ROWS:
+        raise InputError(f"{path}: field 'views': {list(geo.views)} is not the FailGen grid's rows {list(ROWS)}")
     return geo
 
 
