@@ -71,3 +71,16 @@ def test_overlap_with_training_scenes_is_named_or_allowed(tmp_path):
 
     shipped = read_scenes(DEFAULT_MODEL)
     assert ("stack", 100) in shipped and not any(s >= FIRST_SEED for _, s in shipped)
+
+
+def test_eval_counts_samples_of_training_scenes(tmp_path):
+    from toolkit.aha.evaluate import Row, training_overlap
+    from toolkit.aha.scenes import scene_of, write_scenes
+
+    write_scenes(tmp_path, [("stack", 0)], [("push", 3)])
+    rows = [Row(f"s{i}", "stack", "nominal", "q", "Yes", "Yes", scene, str(tmp_path)) for i, scene in
+            enumerate([scene_of("stack", 0), scene_of("", None, "push-s3-slip"), scene_of("stack", 7), None])]
+    assert rows[1].scene == ("push", 3)
+    assert training_overlap(rows) == {"samples": 2, "of": 4, "scenes": 2, "first": [["push", 3], ["stack", 0]]}
+    foreign = [Row("a", "stack", "nominal", "q", "Yes", "Yes", ("stack", 0), "openai:gpt-4o@http://x")]
+    assert training_overlap(foreign) is None  # no model directory that records its scenes
