@@ -54,6 +54,8 @@ def tiny(
 ):
     """Build a small LLaVA-style VLM from configs with a word tokenizer from the FailGen vocabulary.
 
+    The view size of the --data grids is recorded in OUT/geometry.json (detect and loop redraw other sizes to it).
+
     Example: reason aha tiny --data runs/fg/samples.jsonl --out models/aha-tiny
     """
     from toolkit.aha.geometry import geometry_of_images, write_geometry

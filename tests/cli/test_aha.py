@@ -36,6 +36,7 @@ def test_tiny_train_detect_eval_pipeline(reason, data, tmp_path):
     assert res.returncode == 0, res.stderr
     info = _records(res.stdout)[0]
     assert info["type"] == "aha.model" and info["image_tokens"] == 16 and info["params"] < 200_000
+    assert info["geometry"] is None  # the test grids are not FailGen's layout: nothing to redraw them to
     res = reason("aha", "train", "--data", str(data), "--model", str(tmp_path / "tiny"), "--out",
                  str(tmp_path / "run"), "--full", "--max-steps", "3", "--batch-size", "4", "--val-frac", "0")
     assert res.returncode == 0, res.stderr
