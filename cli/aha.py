@@ -54,8 +54,11 @@ def tiny(
 ):
     """Build a small LLaVA-style VLM from configs with a word tokenizer from the FailGen vocabulary.
 
+    The view size of the --data grids is recorded in OUT/geometry.json (detect and loop redraw other sizes to it).
+
     Example: reason aha tiny --data runs/fg/samples.jsonl --out models/aha-tiny
     """
+    from toolkit.aha.geometry import geometry_of_images, write_geometry
     from toolkit.aha.samples import load_samples
     from toolkit.aha.tiny import TinySpec, build_tiny_vlm
     from toolkit.core.extras import require
@@ -63,12 +66,19 @@ def tiny(
 
     require("ml")
     texts: list[str] = []
+    images = []
     for path in data or []:
-        texts += [t for s in load_samples(path) for t in (s.question, s.answer, s.subtask)]
+        loaded = load_samples(path)
+        texts += [t for s in loaded for t in (s.question, s.answer, s.subtask)]
+        images += [s.image for s in loaded]
     spec = TinySpec(image_size=image_size, patch_size=patch_size, vision_hidden=vision_hidden,
                     vision_layers=vision_layers, vision_heads=vision_heads, text_hidden=text_hidden,
                     text_layers=text_layers, vision=vision, swin_stages=swin_stages, swin_window=swin_window)
     summary = build_tiny_vlm(out, texts, spec, seed=seed_or_global(seed))
+    geometry = geometry_of_images(sorted(set(images))[:200])
+    if geometry is not None:  # the grid layout it will be trained on; `aha train` keeps it
+        write_geometry(out, geometry)
+    summary["geometry"] = geometry.to_json() if geometry is not None else None
     print(dumps(make_record("aha.model", **summary)))
 
 
@@ -100,6 +110,12 @@ def train(
     = False,
     max_steps: Annotated[int | None, typer.Option(help="Stop after N steps (the LR schedule still spans --epochs).")]
     = None,
+    vision_warmup: Annotated[int, typer.Option(min=0, help="First N steps train only the vision tower, projector "
+                                               "and probe (the language side waits), so the image path learns "
+                                               "before the text-only answer takes hold.")] = 0,
+    resize_aug: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of training grids redrawn at a random "
+                                              "view size (48-256 px) and brought back to the trained geometry.")]
+    = 0.0,
     device: DeviceOpt = "auto",
     seed: SeedOpt = None,
     resume: ResumeOpt = False,
@@ -122,7 +138,7 @@ def train(
                       epochs=epochs, lr=lr, batch_size=batch_size, seed=seed_or_global(seed), val_frac=val_frac,
                       holdout_tasks=[t for t in holdout_tasks.split(",") if t], save_every=save_every,
                       max_steps=max_steps, verdict_weight=verdict_weight, vision_aux=vision_aux,
-                      hindsight=hindsight, device=device)
+                      hindsight=hindsight, vision_warmup=vision_warmup, resize_aug=resize_aug, device=device)
     writer = RecordWriter(None)
     summary = run_train(cfg, resume=resume, writer=writer)
     summary.pop("config")
@@ -157,6 +173,7 @@ def detect(
     from toolkit.core.errors import InputError
     from toolkit.core.records import BadLines, existing_keys
 
+    bad = BadLines()
     if image is not None:
         if subtask is None:
             raise InputError("--image needs --subtask TEXT (the sub-task the grid shows)")
@@ -166,9 +183,9 @@ def detect(
             if sys.stdin.isatty():
                 raise InputError("give a samples file, '-' for stdin, or --image GRID --subtask TEXT")
             samples = "-"
-        bad = BadLines()
         items = load_samples(samples, skip_bad=skip_bad, bad=bad)
         report_bad(bad)
+        bad = BadLines()
     done = existing_keys(out, lambda r: r["sample_id"]) if resume else set()
     items = [s for s in items if s.sample_id not in done]
     from toolkit.core.models import seed_everything
@@ -188,7 +205,9 @@ def detect(
         path = _model_or_default(model)
         vlm = load_vlm(path, adapter, device=device, load_in_4bit=load_in_4bit)
         source = str(path) + (f"+{adapter}" if adapter else "")
-        writer.write_all(detect_local(vlm, items, source, batch_size=batch_size, max_new_tokens=max_new_tokens))
+        writer.write_all(detect_local(vlm, items, source, batch_size=batch_size, max_new_tokens=max_new_tokens,
+                                      bad=bad if skip_bad else None))
+    report_bad(bad)
 
 
 @app.command("eval")
@@ -208,7 +227,7 @@ def eval_(
 
     Example: reason aha eval --pred verdicts.jsonl --gold runs/fg/samples.jsonl --json
     """
-    from toolkit.aha.evaluate import aggregate, join_rows, score_rows, show_tables
+    from toolkit.aha.evaluate import aggregate, join_rows, score_rows, show_tables, training_overlap
     from toolkit.core.records import BadLines, dumps, make_record
 
     bad = BadLines()
@@ -221,7 +240,14 @@ def eval_(
         embed = minilm_embedder()
     judge = make_llm(llm, record) if llm else None
     result = aggregate(rows, score_rows(rows, embed=embed, judge=judge))
+    result["train_scene_overlap"] = overlap = training_overlap(rows)
     show_tables(result)
+    if overlap is not None:
+        from toolkit.core import console
+
+        note = console.warn if overlap["samples"] else console.info
+        note(f"{overlap['samples']} of {overlap['of']} samples show {overlap['scenes']} scene(s) the model was "
+             f"trained or validated on" + (f", e.g. {overlap['first'][0]}" if overlap["first"] else ""))
     if judge is not None:
         report_usage(judge)
     if as_json:
@@ -241,34 +267,46 @@ def loop(
     record: RecordOpt = None,
     max_retries: Annotated[int, typer.Option(help="Retries per sub-task after a 'No'.")] = 2,
     oracle: Annotated[bool, typer.Option("--oracle", help="Also run with a ground-truth detector.")] = False,
-    image_size: Annotated[int, typer.Option(help="Camera image side in px (match the training data).")] = 64,
+    image_size: Annotated[int, typer.Option(help="Camera image side in px (a local detector brings the grids to "
+                                            "its trained geometry).")] = 128,
+    allow_train_scenes: Annotated[bool, typer.Option("--allow-train-scenes", help="Run even when some scenes were "
+                                                     "used to train or validate the detector.")] = False,
     device: DeviceOpt = "auto",
     out: OutOpt = None,
-    seed: SeedOpt = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="First scene seed (default 2000: scenes the shipped "
+                                             "detector never saw).")] = None,
 ):
     """Run a task with failures injected; compare task success with and without detector feedback.
 
     Example: reason aha loop --task stack --episodes 20 --inject-rate 0.3 | jq -c 'select(.type=="aha.loop_summary")'
     """
-    from toolkit.aha.loop import LoopConfig, llm_judge, run_loop, vlm_judge
+    from toolkit.aha.loop import FIRST_SEED, LoopConfig, llm_judge, run_loop, training_scene_overlap, vlm_judge
     from toolkit.aha.prompt import make_question
     from toolkit.core.extras import require
 
     require("sim")
-    cfg = LoopConfig(task=task, episodes=episodes, inject_rate=inject_rate, seed=seed_or_global(seed),
-                     max_retries=max_retries, image_size=image_size)
+    from toolkit.core import console
+
+    cfg = LoopConfig(task=task, episodes=episodes, inject_rate=inject_rate,
+                     seed=FIRST_SEED if seed is None else seed, max_retries=max_retries, image_size=image_size)
     backend = None
+    overlap = None
     if llm is not None:
         backend = make_llm(llm, record)
         judge = llm_judge(backend)
     else:
         from toolkit.aha.vlm import load_vlm
 
-        judge = vlm_judge(load_vlm(_model_or_default(model), adapter, device=device))
-    from toolkit.core import console
+        path = _model_or_default(model)
+        found = training_scene_overlap(cfg, [path] + ([adapter] if adapter else []), allow=allow_train_scenes)
+        overlap = len(found)
+        if found:
+            console.warn(f"{len(found)} of {cfg.episodes} scenes were used to train or validate the detector "
+                         f"(--allow-train-scenes): its figures are partly on training images")
+        judge = vlm_judge(load_vlm(path, adapter, device=device))
 
     with open_writer(out) as writer:
-        for rec in run_loop(cfg, judge, make_question, oracle=oracle):
+        for rec in run_loop(cfg, judge, make_question, oracle=oracle, train_overlap=overlap):
             writer.write(rec)
             if rec["type"] == "aha.loop_summary":
                 extra = f", oracle {rec['success_with_oracle']:.2f}" if oracle else ""

@@ -107,7 +107,8 @@ def test_shipped_model_judges_fresh_failgen_grids(synth_data):
         if v["label"] == "No":
             assert v["explanation"] and "robot" in v["explanation"]
     one = sample_from_image(load_samples(synth_data)[0].image, "pick up the red cube")  # not a FailGen grid
-    assert next(detect_local(vlm, [one], "shipped", max_new_tokens=40))["label"] in ("Yes", "No")
+    with pytest.raises(InputError, match="is not a FailGen grid"):  # the model cannot map it to its geometry
+        next(detect_local(vlm, [one], "shipped", max_new_tokens=40))
 
 
 def test_vision_probe_trains_the_tower_and_is_not_saved(tiny_vlm, synth_data, tmp_path):
@@ -153,3 +154,52 @@ def test_swin_tower_builds_trains_and_detects(synth_data, tmp_path):
     assert v["type"] == "aha.verdict"
     with pytest.raises(InputError, match="2-stage swin tower needs a multiple of 8"):
         build_tiny_vlm(tmp_path / "bad", texts, TinySpec(image_size=36, vision="swin", swin_stages=2), seed=0)
+
+
+def test_vision_warmup_trains_the_image_path_alone_then_everything(tiny_vlm, synth_data, tmp_path):
+    from toolkit.aha.train import is_vision_side
+
+    common = dict(data=str(synth_data), model=str(tiny_vlm), full=True, epochs=1, lr=1e-3, batch_size=8, warmup=1,
+                  save_every=1000, val_frac=0.0, vision_aux=1.0, device="cpu")
+    warm = train(TrainConfig(out=str(tmp_path / "warm"), vision_warmup=3, max_steps=3, **common))
+    assert warm["steps"] == 3
+    logged = [json.loads(x) for x in (tmp_path / "warm" / "train_log.jsonl").read_text().splitlines()]
+    assert logged and all(r.get("stage") == "vision-warmup" for r in logged)
+    base = dict(load_vlm(tiny_vlm, device="cpu").model.named_parameters())
+    after = dict(load_vlm(tmp_path / "warm", device="cpu").model.named_parameters())
+    moved = {n for n in base if not torch.allclose(base[n], after[n])}
+    assert any("vision_tower" in n for n in moved) and any("multi_modal_projector" in n for n in moved)
+    assert all(is_vision_side(n) for n in moved), sorted(n for n in moved if not is_vision_side(n))
+    train(TrainConfig(out=str(tmp_path / "then"), vision_warmup=2, max_steps=4, **common))
+    later = dict(load_vlm(tmp_path / "then", device="cpu").model.named_parameters())
+    assert any(not is_vision_side(n) and not torch.allclose(base[n], later[n]) for n in base)
+    with pytest.raises(InputError, match="--vision-warmup needs --vision-aux > 0"):
+        train(TrainConfig(out=str(tmp_path / "x"), vision_warmup=2, **{**common, "vision_aux": 0.0}))
+
+
+def test_training_records_its_geometry_and_scenes_and_augments_resolution(tmp_path, monkeypatch):
+    from toolkit.aha import train as train_mod
+    from toolkit.aha.geometry import Geometry, read_geometry
+    from toolkit.aha.scenes import SCENES_FILE, read_scenes
+    from toolkit.aha.tiny import TinySpec, build_tiny_vlm
+
+    data = EXAMPLES.parent.parent / "examples-128" / "samples.jsonl"  # FailGen grids of 128-px views
+    samples = load_samples(data)
+    texts = [t for s in samples for t in (s.question, s.answer)]
+    build_tiny_vlm(tmp_path / "tiny", texts, TinySpec(image_size=32, patch_size=8, vision_hidden=32, vision_layers=1,
+                                                      text_hidden=32, text_layers=1, vision="clip"), seed=0)
+    calls = []
+    real = train_mod.augmented_pixels
+
+    def spy(vlm, sample, rng):
+        calls.append(sample.sample_id)
+        return real(vlm, sample, rng)
+
+    monkeypatch.setattr(train_mod, "augmented_pixels", spy)
+    train(TrainConfig(data=str(data), model=str(tmp_path / "tiny"), out=str(tmp_path / "m"), full=True, epochs=1,
+                      lr=1e-3, batch_size=4, warmup=1, max_steps=2, val_frac=0.25, resize_aug=1.0, device="cpu"))
+    assert len(calls) == 8  # every grid of the two batches was redrawn at a random view size
+    assert read_geometry(tmp_path / "m") == Geometry(view_size=128)
+    scenes = json.loads((tmp_path / "m" / SCENES_FILE).read_text())
+    assert read_scenes(tmp_path / "m") == {(s.task, 1000) for s in samples}
+    assert scenes["train"] and scenes["validation"]

@@ -3,6 +3,7 @@
 import base64
 import io
 import json
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -10,6 +11,7 @@ from PIL import Image
 from tests.aha.synth import make_dataset
 from tests.support.openai_stub import StubServer, chat_payload
 
+EXAMPLES_128 = Path(__file__).resolve().parents[2] / "assets" / "aha" / "examples-128" / "samples.jsonl"
 SMALL = ["--vision", "clip", "--image-size", "32", "--patch-size", "8", "--vision-hidden", "32",
          "--vision-layers", "1", "--vision-heads", "4", "--text-hidden", "32", "--text-layers", "1"]
 
@@ -34,6 +36,7 @@ def test_tiny_train_detect_eval_pipeline(reason, data, tmp_path):
     assert res.returncode == 0, res.stderr
     info = _records(res.stdout)[0]
     assert info["type"] == "aha.model" and info["image_tokens"] == 16 and info["params"] < 200_000
+    assert info["geometry"] is None  # the test grids are not FailGen's layout: nothing to redraw them to
     res = reason("aha", "train", "--data", str(data), "--model", str(tmp_path / "tiny"), "--out",
                  str(tmp_path / "run"), "--full", "--max-steps", "3", "--batch-size", "4", "--val-frac", "0")
     assert res.returncode == 0, res.stderr
@@ -111,3 +114,41 @@ def test_openai_path_sends_the_grid_as_a_data_url(reason, data):
     v = _records(res.stdout)[0]
     assert v["success"] is False and v["explanation"] == "the gripper did not close." and v["label"] == "No"
     assert '"pick up the red cube"' in text and v["model"].startswith("openai:gpt-4o@")
+
+
+def test_default_pipeline_on_128_px_failgen_grids(reason):
+    # `reason failgen --task ... --out fg | reason aha detect - | reason aha eval --pred - --gold fg/samples.jsonl`
+    # with every default, on shipped 128-px renders of fresh seeds (FailGen's default camera size)
+    det = reason("aha", "detect", "-", input=EXAMPLES_128.read_text(), cwd=EXAMPLES_128.parent)
+    assert det.returncode == 0, det.stderr
+    assert "128-px views are redrawn at the model's trained 64-px views" in det.stderr
+    res = reason("aha", "eval", "--pred", "-", "--gold", str(EXAMPLES_128), "--json", "--no-cosine", input=det.stdout)
+    assert res.returncode == 0, res.stderr
+    result = _records(res.stdout)[0]
+    assert result["overall"]["n"] == 16 and result["overall"]["binary"] >= 0.9, result["overall"]
+    assert result["train_scene_overlap"]["samples"] == 0 and "0 of 16 samples show" in res.stderr
+
+
+def test_loop_refuses_scenes_the_detector_was_trained_on(reason):
+    res = reason("aha", "loop", "--task", "stack", "--seed", "98", "--episodes", "4")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert "scenes (stack, 100), (stack, 101) (2 of 4) were used to train or validate the detector" in res.stderr
+    assert "--allow-train-scenes" in res.stderr
+
+
+def test_detect_skip_bad_counts_a_grid_of_the_wrong_shape(reason, tmp_path):
+    recs = _records(EXAMPLES_128.read_text())[:3]
+    Image.new("RGB", (300, 100), "gray").save(tmp_path / "odd.png")
+    recs[1]["image"] = str(tmp_path / "odd.png")
+    for r in recs:
+        if r is not recs[1]:
+            r["image"] = str(EXAMPLES_128.parent / r["image"])
+    data = tmp_path / "s.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    out = tmp_path / "v.jsonl"
+    res = reason("aha", "detect", str(data), "--out", str(out), "--batch-size", "1", "--max-new-tokens", "2")
+    assert res.returncode == 2 and f"{recs[1]['sample_id']}: a 300x100 image is not a FailGen grid" in res.stderr
+    assert [v["sample_id"] for v in _records(out.read_text())] == [recs[0]["sample_id"]]  # written verdicts stay
+    res = reason("aha", "detect", str(data), "--skip-bad", "--max-new-tokens", "2")
+    assert res.returncode == 0 and "skipped 1 bad line(s)" in res.stderr
+    assert len(_records(res.stdout)) == 2

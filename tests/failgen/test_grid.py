@@ -43,3 +43,25 @@ def test_trim_future_makes_long_and_short_tasks_look_alike():
     assert trim_future(full) is full  # nothing blank to drop
     other = Image.new("RGB", (100, 40), "white")
     assert trim_future(other) is other  # not a grid of this layout
+
+
+def test_regrid_resizes_each_view_and_keeps_tags_and_blank_cells():
+    from toolkit.failgen.grid import grid_layout, regrid
+
+    size = 32
+    cols = [{v: np.full((size, size, 3), 40 + 30 * k + 5 * r, np.uint8) for r, v in enumerate(ROWS)}
+            for k in range(4)]
+    src = compose_grid(cols, upto=2, total=4, size=size)
+    assert grid_layout(*src.size) == (size, 4)
+    for new in (16, 64):
+        out = regrid(src, new)
+        img = np.asarray(out)
+        assert grid_layout(*out.size) == (new, 4)
+        same = np.asarray(compose_grid([{v: np.asarray(Image.fromarray(c[v]).resize((new, new))) for v in ROWS}
+                                        for c in cols[:3]], upto=2, total=4, size=new))
+        assert (img == same).all()  # flat views: exactly the grid drawn at the new size, tags included
+        assert is_white(cell(img, 1, 3, new)) and not is_white(cell(img, 1, 2, new))
+    assert regrid(src, size) is src
+    assert regrid(Image.new("RGB", (100, 40), "white"), 16) is None
+    big = np.asarray(regrid(regrid(src, 64), size)).astype(int)
+    assert np.abs(big - np.asarray(src).astype(int)).mean() < 1.0  # up and back down: the same grid

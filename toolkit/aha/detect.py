@@ -16,7 +16,8 @@ from typing import Any
 from toolkit.aha.prompt import YES, split_answer
 from toolkit.aha.samples import Sample
 from toolkit.aha.vlm import VLM, load_image
-from toolkit.core.records import make_record
+from toolkit.core.errors import InputError
+from toolkit.core.records import BadLines, make_record
 
 VERDICT_TYPE = "aha.verdict"
 
@@ -29,19 +30,29 @@ def make_verdict(sample: Sample, raw: str, source: str) -> dict[str, Any]:
 
 
 def detect_local(vlm: VLM, samples: Iterable[Sample], source: str, batch_size: int = 8,
-                 max_new_tokens: int = 48) -> Iterator[dict[str, Any]]:
+                 max_new_tokens: int = 48, bad: BadLines | None = None) -> Iterator[dict[str, Any]]:
+    """Verdicts in sample order. A missing or unreadable image, or a grid that cannot be brought to the
+    model's geometry, is an input error naming the sample; with `bad` it is counted there and skipped."""
     chunk: list[Sample] = []
+    images: list[Any] = []
 
     def flush():
-        images = [load_image(s.image, where=s.sample_id) for s in chunk]
         texts = vlm.generate(images, [s.question for s in chunk], max_new_tokens=max_new_tokens)
         return [make_verdict(s, t, source) for s, t in zip(chunk, texts, strict=True)]
 
     for sample in samples:
+        try:
+            image = vlm.fit(load_image(sample.image, where=sample.sample_id), where=sample.sample_id)
+        except InputError as exc:
+            if bad is None:
+                raise
+            bad.add(str(exc))
+            continue
         chunk.append(sample)
+        images.append(image)
         if len(chunk) == batch_size:
             yield from flush()
-            chunk = []
+            chunk, images = [], []
     if chunk:
         yield from flush()
 

@@ -10,6 +10,7 @@ from typing import Any
 from toolkit.aha.detect import VERDICT_TYPE
 from toolkit.aha.metrics import Embedder, binary_score, cosine_scores, fuzzy_score, rouge_l_score
 from toolkit.aha.samples import load_samples
+from toolkit.aha.scenes import read_scenes, scene_of
 from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, read_records
 
@@ -24,19 +25,26 @@ class Row:
     question: str
     pred: str
     ref: str
+    scene: tuple[str, int] | None = None  # the FailGen (task, seed) the grid shows
+    model: str = ""  # the verdict's model ('path' or 'path+adapter')
 
 
 def join_rows(pred_path: str | Path, gold_path: str | Path | None = None, *, skip_bad: bool = False,
               bad: BadLines | None = None) -> list[Row]:
-    """Verdicts joined with their references (from --gold samples, else the verdicts' 'reference')."""
+    """Verdicts joined with their references (from --gold samples, else the verdicts' 'reference').
+
+    The verdicts are read to their end before the gold file is opened: in `reason failgen --out fg |
+    reason aha detect - | reason aha eval --pred - --gold fg/samples.jsonl` the gold file is complete
+    only once the stream has ended."""
+    verdicts = list(read_records(pred_path, types={VERDICT_TYPE}, required=("sample_id", "raw"), skip_bad=skip_bad,
+                                 bad=bad))
     gold = None
     if gold_path is not None:
         gold = {s.sample_id: s for s in load_samples(gold_path, need_images=False)}
     rows: list[Row] = []
     seen: set[str] = set()
     name = "<stdin>" if str(pred_path) == "-" else str(pred_path)
-    for n, rec in enumerate(read_records(pred_path, types={VERDICT_TYPE}, required=("sample_id", "raw"),
-                                         skip_bad=skip_bad, bad=bad), start=1):
+    for n, rec in enumerate(verdicts, start=1):
         sid = str(rec["sample_id"])
         if sid in seen:
             raise InputError(f"{name}: verdict {n}: duplicate sample_id '{sid}'")
@@ -45,13 +53,16 @@ def join_rows(pred_path: str | Path, gold_path: str | Path | None = None, *, ski
             if sid not in gold:
                 raise InputError(f"{name}: verdict {n}: sample_id '{sid}' is not in {gold_path}")
             s = gold[sid]
-            rows.append(Row(sid, s.task or str(rec.get("task", "")), s.mode or str(rec.get("mode", "")),
-                            s.question, str(rec["raw"]), s.answer))
+            task = s.task or str(rec.get("task", ""))
+            rows.append(Row(sid, task, s.mode or str(rec.get("mode", "")), s.question, str(rec["raw"]), s.answer,
+                            scene_of(task, s.seed, s.episode_id), str(rec.get("model") or "")))
         else:
             if not rec.get("reference"):
                 raise InputError(f"{name}: verdict {n}: field 'reference' missing (pass --gold SAMPLES)")
-            rows.append(Row(sid, str(rec.get("task", "")), str(rec.get("mode", "")), str(rec.get("subtask", "")),
-                            str(rec["raw"]), str(rec["reference"])))
+            task = str(rec.get("task", ""))
+            scene = scene_of(task, None, str(rec.get("episode_id", "")))
+            rows.append(Row(sid, task, str(rec.get("mode", "")), str(rec.get("subtask", "")),
+                            str(rec["raw"]), str(rec["reference"]), scene, str(rec.get("model") or "")))
     if gold is not None:
         missing = [sid for sid in gold if sid not in seen]
         if missing:
@@ -60,6 +71,28 @@ def join_rows(pred_path: str | Path, gold_path: str | Path | None = None, *, ski
     if not rows:
         raise InputError(f"{name}: no aha.verdict records")
     return rows
+
+
+def training_overlap(rows: list[Row]) -> dict[str, Any] | None:
+    """How many rows show a scene their verdicts' model was trained or validated on (None when no
+    verdict names a local model directory that records its training scenes)."""
+    seen: dict[str, set | None] = {}
+    hits: list[Row] = []
+    known = False
+    for r in rows:
+        if r.model not in seen:
+            dirs = [Path(d) for d in reversed(r.model.split("+")) if d]
+            seen[r.model] = next((x for x in (read_scenes(d) for d in dirs if d.is_dir()) if x is not None), None)
+        scenes = seen[r.model]
+        if scenes is None:
+            continue
+        known = True
+        if r.scene is not None and r.scene in scenes:
+            hits.append(r)
+    if not known:
+        return None
+    found = sorted({r.scene for r in hits if r.scene is not None})
+    return {"samples": len(hits), "of": len(rows), "scenes": len(found), "first": [list(x) for x in found[:4]]}
 
 
 def score_rows(rows: list[Row], embed: Embedder | None = None, judge=None) -> list[dict[str, float | None]]:

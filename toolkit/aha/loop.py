@@ -20,14 +20,17 @@ import random
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from toolkit.aha.prompt import split_answer
+from toolkit.core.errors import InputError
 from toolkit.core.records import make_record
 
 Judge = Callable[[Any, str, str], str]  # (PIL grid, question, subtask) -> answer text
 ORACLE = "oracle"  # a judge that reads FailGen's ground-truth sub-task check (the detector's upper bound)
 GRASP_WORDS = re.compile(r"^(pick|grasp|grab|lift)\b", re.IGNORECASE)
+FIRST_SEED = 2000  # default scenes: seeds the shipped detector was neither trained nor validated on
 
 
 @dataclass
@@ -35,9 +38,24 @@ class LoopConfig:
     task: str
     episodes: int = 10
     inject_rate: float = 0.3
-    seed: int = 0
+    seed: int = FIRST_SEED
     max_retries: int = 2
-    image_size: int = 64
+    image_size: int = 128  # FailGen's camera default; a detector brings the grids to its own geometry
+
+
+def training_scene_overlap(cfg: LoopConfig, model_dirs: list[Path], allow: bool = False) -> list[tuple[str, int]]:
+    """The loop's scenes (task, seed) that the detector was trained or validated on; an input error
+    naming them unless `allow`. Directories that record no training scenes count as none."""
+    from toolkit.aha.scenes import describe, overlap, read_scenes
+
+    seen: set[tuple[str, int]] = set()
+    for d in model_dirs:
+        seen |= read_scenes(d) or set()
+    found = overlap(((cfg.task, cfg.seed + k) for k in range(cfg.episodes)), seen)
+    if found and not allow:
+        raise InputError(f"scenes {describe(found)} ({len(found)} of {cfg.episodes}) were used to train or validate "
+                         f"the detector: pick --seed outside them, or pass --allow-train-scenes")
+    return found
 
 
 def injection_plan(env, rate: float, seed: int) -> dict[int, Any]:
@@ -58,8 +76,6 @@ def injection_plan(env, rate: float, seed: int) -> dict[int, Any]:
 
 
 def _perturbations(env, mode: str) -> list[Any]:
-    from toolkit.core.errors import InputError
-
     out = []
     for attempt in range(4):
         try:
@@ -118,12 +134,13 @@ def run_episode(cfg: LoopConfig, seed: int, judge: Judge | str | None,
 
 
 def run_loop(cfg: LoopConfig, judge: Judge, question: Callable[[str], str],
-             oracle: bool = False) -> Iterator[dict[str, Any]]:
+             oracle: bool = False, train_overlap: int | None = None) -> Iterator[dict[str, Any]]:
     """Yield one aha.loop record per (seed, condition), then an aha.loop_summary record."""
     conditions: list[tuple[str, Judge | str | None]] = [("none", None), ("detector", judge)]
     if oracle:
         conditions.append(("oracle", ORACLE))
     wins = {name: 0 for name, _ in conditions}
+    paired: list[tuple[bool, bool]] = []  # (success without feedback, with the detector) per scene
     injected_eps = 0
     retries = 0
     for k in range(cfg.episodes):
@@ -131,6 +148,10 @@ def run_loop(cfg: LoopConfig, judge: Judge, question: Callable[[str], str],
         for condition, j in conditions:
             ep = run_episode(cfg, seed, j, question)
             wins[condition] += ep["success"]
+            if condition == "none":
+                alone = ep["success"]
+            elif condition == "detector":
+                paired.append((alone, ep["success"]))
             if condition == "detector":
                 retries += ep["retries"]
             elif condition == "none":
@@ -142,13 +163,26 @@ def run_loop(cfg: LoopConfig, judge: Judge, question: Callable[[str], str],
                       seed=cfg.seed, episodes_with_injection=injected_eps,
                       success_without_feedback=wins["none"] / n, success_with_feedback=wins["detector"] / n,
                       gain_points=round(100 * (wins["detector"] - wins["none"]) / n, 2),
+                      gain_ci95=bootstrap_gain_ci(paired, seed=cfg.seed),
                       success_with_oracle=wins["oracle"] / n if oracle else None,
-                      retries=retries, max_retries=cfg.max_retries)
+                      retries=retries, max_retries=cfg.max_retries, image_size=cfg.image_size,
+                      train_scene_overlap=train_overlap)
+
+
+def bootstrap_gain_ci(paired: list[tuple[bool, bool]], seed: int = 0, draws: int = 2000) -> list[float] | None:
+    """95% percentile interval, in points, of the gain (detector minus no feedback), resampling scenes."""
+    if not paired:
+        return None
+    rng = random.Random(f"aha-loop-ci/{seed}")
+    n = len(paired)
+    gains = sorted(100 * sum(b - a for a, b in (paired[rng.randrange(n)] for _ in range(n))) / n
+                   for _ in range(draws))
+    return [round(gains[int(0.025 * draws)], 2), round(gains[int(0.975 * draws) - 1], 2)]
 
 
 def vlm_judge(vlm, max_new_tokens: int = 48) -> Judge:
     def judge(image, question: str, subtask: str) -> str:
-        return vlm.generate([image], [question], max_new_tokens=max_new_tokens)[0]
+        return vlm.generate([vlm.fit(image, where=subtask)], [question], max_new_tokens=max_new_tokens)[0]
 
     return judge
 

@@ -30,6 +30,7 @@ class Sample:
     subtask_index: int = -1
     label: str = ""
     explanation: str = ""
+    seed: int | None = None  # the FailGen scene's seed, when the record carries it
     relabelled: bool = False  # made by hindsight relabelling (hindsight.py), not read from a file
 
     @classmethod
@@ -51,12 +52,20 @@ class Sample:
             subtask_index=int(rec.get("subtask_index", -1)),
             label=str(rec.get("label") or label or ""),
             explanation=str(rec.get("explanation", explanation)),
+            seed=_int_or_none(rec.get("seed")),
         )
 
     def meta(self) -> dict[str, Any]:
         """The fields a verdict carries over from its sample."""
         return {"sample_id": self.sample_id, "episode_id": self.episode_id, "task": self.task,
                 "mode": self.mode, "subtask_index": self.subtask_index, "subtask": self.subtask}
+
+
+def _int_or_none(value: Any) -> int | None:
+    try:
+        return None if value is None else int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def resolve_image(rec: dict[str, Any], base: Path, where: str) -> Path:

@@ -17,9 +17,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolkit.aha.geometry import Geometry, GridNormalizer, geometry_of_images, read_geometry, write_geometry
 from toolkit.aha.hindsight import hindsight
 from toolkit.aha.prompt import YES
 from toolkit.aha.samples import Sample, load_samples, split_by_episode
+from toolkit.aha.scenes import scene_of, write_scenes
 from toolkit.aha.vision_aux import CHANCE, IGNORE, VisionProbe, stuck_at_chance
 from toolkit.aha.vlm import VLM, load_image, load_vlm
 from toolkit.core import console
@@ -52,13 +54,19 @@ class TrainConfig:
     verdict_weight: float = 1.0
     vision_aux: float = 0.0  # weight of the auxiliary Yes/No probe on the image features (vision_aux.py)
     hindsight: bool = False  # add relabelled wrong-object pairs to the training split (hindsight.py)
+    vision_warmup: int = 0  # first N steps train the vision tower, projector and probe only (language side frozen)
+    resize_aug: float = 0.0  # share of training grids redrawn at a random view size, then brought back
     device: str = "auto"
+
+
+VISION_SIDE = ("vision_tower", "multi_modal_projector")
+AUG_SIZES = (48, 256)  # view sizes a resolution-augmented grid is redrawn at (then brought back)
 
 
 def encode_sample(vlm: VLM, sample: Sample, with_answer: bool = True) -> dict[str, Any]:
     """Processor tensors for one sample with labels masking everything but the answer."""
     tok = vlm.tokenizer
-    image = vlm.prepare(load_image(sample.image, where=sample.sample_id))
+    image = vlm.prepare(vlm.fit(load_image(sample.image, where=sample.sample_id), where=sample.sample_id))
     prompt = vlm.prompt(sample.question)
     text = f"{prompt} {sample.answer}{tok.eos_token or ''}" if with_answer else prompt
     full = vlm.processor(images=[image], text=[text], return_tensors="pt")
@@ -134,6 +142,21 @@ def answer_loss(model, batch: dict[str, Any], verdict_weight: float = 1.0):
     return (ce * weights).sum() / weights.sum().clamp(min=1.0)
 
 
+def augmented_pixels(vlm: VLM, sample: Sample, rng: random.Random):
+    """Pixel values of the sample's grid redrawn at a random view size in AUG_SIZES and brought back to
+    the model's geometry, so the model does not depend on one exact resampling."""
+    from toolkit.failgen.grid import regrid
+
+    image = load_image(sample.image, where=sample.sample_id)
+    image = regrid(image, rng.randint(*AUG_SIZES)) or image
+    image = vlm.prepare(vlm.fit(image, where=sample.sample_id))
+    return vlm.processor.image_processor(images=[image], return_tensors="pt")["pixel_values"]
+
+
+def is_vision_side(name: str) -> bool:
+    return any(part in name for part in VISION_SIDE)
+
+
 def _trainable_state(model) -> dict[str, Any]:
     return {n: p.detach().cpu().clone() for n, p in model.named_parameters() if p.requires_grad}
 
@@ -184,7 +207,11 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     train_s = train_s + relabelled
     relabel_note = f"; {len(relabelled)} of the train samples relabelled in hindsight" if cfg.hindsight else ""
     vlm = load_vlm(cfg.model, device="cpu" if cfg.device == "cpu" else cfg.device,
-                   load_in_4bit=cfg.load_in_4bit, trainable=True)
+                   load_in_4bit=cfg.load_in_4bit, trainable=True, warn_geometry=False)
+    geometry = training_geometry(cfg.model, train_s)
+    vlm.normalize = GridNormalizer(geometry) if geometry is not None else None
+    if cfg.resize_aug > 0 and geometry is None:
+        raise InputError(f"{cfg.data}: --resize-aug needs FailGen grids (none of the training images is one)")
     pad_id = vlm.tokenizer.pad_token_id if vlm.tokenizer.pad_token_id is not None else 0
     vlm.tokenizer.padding_side = "right"
     console.info(f"encoding {len(train_s)} train / {len(val_s)} validation samples "
@@ -196,6 +223,10 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     train_verdicts = [IGNORE if s.relabelled else int(s.label == YES) for s in train_s]
     model = _prepare_model(vlm, cfg)
     params = [p for p in model.parameters() if p.requires_grad]
+    language = [p for n, p in model.named_parameters() if p.requires_grad and not is_vision_side(n)]
+    if cfg.vision_warmup and (cfg.vision_aux <= 0 or len(language) == len(params)):
+        raise InputError("--vision-warmup needs --vision-aux > 0 and trainable vision tower or projector weights "
+                         "(the warm-up trains the image path with the probe's loss)")
     n_trainable = sum(p.numel() for p in params)
     probe = VisionProbe(model, vlm.device) if cfg.vision_aux > 0 else None
     optimizer = torch.optim.AdamW(params + (probe.parameters() if probe else []), lr=cfg.lr, weight_decay=0.0)
@@ -236,9 +267,17 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             batches = _batches(len(train_items), cfg.batch_size, cfg.seed, epoch)
             idx = batches[index]
             shard = idx[rank::world] or idx
-            batch = {k: v.to(accelerator.device) for k, v in collate([train_items[i] for i in shard], pad_id).items()}
+            chosen = [train_items[i] for i in shard]
+            if cfg.resize_aug > 0:
+                rngs = [random.Random(f"{cfg.seed}/{step}/{i}") for i in shard]
+                chosen = [{**it, "pixel_values": augmented_pixels(vlm, train_s[i], r)}
+                          if r.random() < cfg.resize_aug else it for it, i, r in zip(chosen, shard, rngs, strict=True)]
+            batch = {k: v.to(accelerator.device) for k, v in collate(chosen, pad_id).items()}
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(step)
+            warming = step < cfg.vision_warmup
+            if probe is not None:
+                probe.isolate = warming
             loss = answer_loss(model, batch, cfg.verdict_weight)
             if probe is not None:
                 verdicts = torch.tensor([train_verdicts[i] for i in shard], device=accelerator.device)
@@ -247,6 +286,9 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                     probe_history.append(float(probe_loss.detach()))
                 loss = loss + cfg.vision_aux * probe_loss
             accelerator.backward(loss)
+            if warming:  # the language side waits: the clip budget and the updates go to the image path
+                for p in language:
+                    p.grad = None
             accelerator.clip_grad_norm_(params, 1.0)
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
@@ -255,6 +297,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             advance()
             end_of_epoch = step % per_epoch == 0 or step == total
             record = {"step": step, "epoch": round(step / per_epoch, 3), "loss": history[-1], "lr": lr_at(step - 1)}
+            if warming:
+                record["stage"] = "vision-warmup"
             if probe_history:
                 record["probe_loss"] = round(_tail_mean(probe_history, 10), 5)
             if end_of_epoch:
@@ -286,8 +330,20 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                "holdout_tasks": sorted(cfg.holdout_tasks), "config": asdict(cfg)}
     if accelerator.is_main_process:
         _save_final(accelerator.unwrap_model(model), vlm, cfg, out)
+        if geometry is not None:
+            write_geometry(out, geometry)
+        write_scenes(out, *(filter(None, (scene_of(s.task, s.seed, s.episode_id) for s in part))
+                            for part in (train_s, val_s)))
         (out / "train_summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return summary
+
+
+def training_geometry(model: str, samples: list[Sample]) -> Geometry | None:
+    """The base model's recorded geometry, else that of the training grids (their most common view size)."""
+    recorded = read_geometry(model)
+    if recorded is not None:
+        return recorded
+    return geometry_of_images(sorted({s.image for s in samples if not s.relabelled})[:200])
 
 
 def _comparable(cfg: TrainConfig) -> dict[str, Any]:

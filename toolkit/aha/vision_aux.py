@@ -6,6 +6,11 @@ reaches the vision tower only through the language model's attention. A linear p
 the mean-pooled projector input, trained with the same labels, gives the vision tower a
 direct gradient, so its features encode success before the language model learns to read
 them. The probe is dropped when training ends: the saved model is the plain VLM.
+
+With `isolate` on (the vision warm-up stage of training), the projector sees the image features
+detached: the answer loss still trains the projector, but the vision tower's only gradient is the
+probe's. Adam scales each weight's step by its own gradient history, so on the tower the probe's
+signal then sets the direction, however small its loss weight, instead of the answer loss's noise.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ def find_projector(model):
 class VisionProbe:
     """Captures the projector input on every forward and scores it against Yes/No labels."""
 
+    isolate: bool = False  # hand the projector detached features (the tower learns from the probe alone)
+
     def __init__(self, model, device):
         import torch
 
@@ -44,10 +51,13 @@ class VisionProbe:
         first = next(m for m in projector.modules() if isinstance(m, torch.nn.Linear))
         self.head = torch.nn.Linear(first.in_features, 2).to(device)
         self._features = None
-        self._hook = projector.register_forward_hook(self._capture)
+        self._hook = projector.register_forward_pre_hook(self._capture)
 
-    def _capture(self, module, inputs, output) -> None:
+    def _capture(self, module, inputs):
         self._features = inputs[0]
+        if self.isolate:
+            return (inputs[0].detach(), *inputs[1:])
+        return None
 
     def parameters(self):
         return list(self.head.parameters())

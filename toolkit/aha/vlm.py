@@ -68,6 +68,7 @@ class VLM:
     processor: Any
     device: str
     word_level: bool = False  # the tiny model's tokenizer puts spaces around punctuation
+    normalize: Any = None  # GridNormalizer: brings a FailGen grid to the model's trained geometry
 
     @property
     def tokenizer(self):
@@ -83,6 +84,11 @@ class VLM:
 
     def clean(self, text: str) -> str:
         return detokenize(text) if self.word_level else text.strip()
+
+    def fit(self, image, where: str = ""):
+        """The grid at the model's trained geometry (views resized); as it is for a model without one.
+        An image that is not a FailGen grid is an input error naming `where` when the model has one."""
+        return self.normalize(image, where) if self.normalize is not None else image
 
     @staticmethod
     def prepare(image):
@@ -109,8 +115,9 @@ class VLM:
 
 
 def load_vlm(path: str | Path, adapter: str | Path | None = None, *, device: str = "auto",
-             load_in_4bit: bool = False, trainable: bool = False) -> VLM:
-    """Load model + processor from a local directory; attach a peft adapter when given."""
+             load_in_4bit: bool = False, trainable: bool = False, warn_geometry: bool = True) -> VLM:
+    """Load model + processor from a local directory; attach a peft adapter when given. The grid
+    geometry comes from the adapter's directory when it records one, else from the model's."""
     require("ml", "torch", "transformers")
     from toolkit.core.models import pick_device, quantization_config
 
@@ -136,7 +143,23 @@ def load_vlm(path: str | Path, adapter: str | Path | None = None, *, device: str
     if quant is None:
         model.to(dev)
     model.train(trainable)
-    return VLM(model=model, processor=processor, device=dev, word_level=(p / "tiny_spec.json").is_file())
+    return VLM(model=model, processor=processor, device=dev, word_level=(p / "tiny_spec.json").is_file(),
+               normalize=model_normalizer(([Path(adapter)] if adapter else []) + [p], warn=warn_geometry))
+
+
+def model_normalizer(dirs: list[Path], warn: bool = True):
+    """The GridNormalizer of the first directory with a geometry file; without one, grids go in as they
+    are (a one-line warning: an older or foreign model)."""
+    from toolkit.aha.geometry import GEOMETRY_FILE, GridNormalizer, read_geometry
+    from toolkit.core import console
+
+    for d in dirs:
+        geometry = read_geometry(d)
+        if geometry is not None:
+            return GridNormalizer(geometry)
+    if warn:
+        console.warn(f"{dirs[-1]}: no {GEOMETRY_FILE} (an older or foreign model): grids go in at their own size")
+    return None
 
 
 def attach_adapter(model, adapter: str | Path, trainable: bool = False):

@@ -47,11 +47,11 @@ def trim_future(img: Image.Image) -> Image.Image:
     """The grid without its trailing blank (future) columns, so grids of long and short tasks
     show the same layout up to the current keyframe. Images that are not grids of this layout
     come back unchanged."""
-    width, height = img.size
-    size = (height - (len(ROWS) + 1) * GAP) // len(ROWS)
-    if size <= 12 or height != len(ROWS) * size + (len(ROWS) + 1) * GAP or (width - GAP) % (size + GAP):
+    layout = grid_layout(*img.size)
+    if layout is None:
         return img
-    total = (width - GAP) // (size + GAP)
+    size, total = layout
+    height = img.size[1]
     pixels = np.asarray(img.convert("RGB"))
     last = total - 1
     while last > 0:
@@ -62,3 +62,48 @@ def trim_future(img: Image.Image) -> Image.Image:
     if last == total - 1:
         return img
     return img.crop((0, 0, GAP + (last + 1) * (size + GAP), height))
+
+
+def grid_layout(width: int, height: int) -> tuple[int, int] | None:
+    """(view size, columns) of a grid image of this layout with these pixel dimensions, else None."""
+    size = (height - (len(ROWS) + 1) * GAP) // len(ROWS)
+    if size <= 12 or height != len(ROWS) * size + (len(ROWS) + 1) * GAP or (width - GAP) % (size + GAP):
+        return None
+    return size, (width - GAP) // (size + GAP)
+
+
+def _tag_box(label: str) -> tuple[int, int]:
+    """(height, width) in px of the number tag compose_grid draws top-left of a cell."""
+    return 12, 7 * len(label) + 4
+
+
+def regrid(img: Image.Image, size: int) -> Image.Image | None:
+    """The same grid drawn with `size`-px views: each view tile is resized on its own (its number tag
+    painted out first, then drawn again at the new size), blank cells stay blank. None when the image
+    is not a grid of this layout."""
+    layout = grid_layout(*img.size)
+    if layout is None:
+        return None
+    src, total = layout
+    if src == size:
+        return img
+    pixels = np.asarray(img.convert("RGB"))
+    columns: list[dict[str, np.ndarray] | None] = []
+    upto = 0
+    for k in range(total):
+        x = GAP + k * (src + GAP)
+        tiles = [pixels[GAP + r * (src + GAP):GAP + r * (src + GAP) + src, x:x + src] for r in range(len(ROWS))]
+        if all(is_white(t) for t in tiles):
+            columns.append(None)
+            continue
+        upto = k
+        columns.append({view: _resize_tile(tile, str(k), size) for view, tile in zip(ROWS, tiles, strict=True)})
+    return compose_grid(columns, upto, total, size)
+
+
+def _resize_tile(tile: np.ndarray, label: str, size: int) -> np.ndarray:
+    tag_h, tag_w = _tag_box(label)
+    clean = tile.copy()
+    if tile.shape[0] > tag_h + 1:  # the tag's pixels say nothing about the scene: repeat the row below it
+        clean[:tag_h, :tag_w] = tile[tag_h:tag_h + 1, :tag_w]
+    return np.asarray(Image.fromarray(clean).resize((size, size), Image.Resampling.BICUBIC))

@@ -1,0 +1,75 @@
+"""The model's recorded grid geometry: FailGen grids of any camera size are brought to it."""
+
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from toolkit.aha.detect import detect_local
+from toolkit.aha.geometry import GEOMETRY_FILE, Geometry, GridNormalizer, read_geometry, write_geometry
+from toolkit.aha.samples import load_samples
+from toolkit.aha.vlm import load_vlm
+from toolkit.core.errors import InputError
+from toolkit.core.records import BadLines
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets" / "aha"
+EXAMPLES_64 = ASSETS / "examples" / "samples.jsonl"
+EXAMPLES_128 = ASSETS / "examples-128" / "samples.jsonl"
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    from toolkit.aha import DEFAULT_MODEL
+
+    return load_vlm(DEFAULT_MODEL, device="cpu")
+
+
+def test_shipped_model_gives_the_same_verdicts_on_64_and_128_px_renders(shipped):
+    # the same 16 fresh-seed samples rendered by FailGen with 64-px and with 128-px cameras
+    small, large = load_samples(EXAMPLES_64), load_samples(EXAMPLES_128)
+    assert [s.sample_id for s in small] == [s.sample_id for s in large]
+    assert Image.open(large[0].image).size[1] == 3 * 128 + 4 * 2
+    a = list(detect_local(shipped, small, "shipped", max_new_tokens=3))
+    b = list(detect_local(shipped, large, "shipped", max_new_tokens=3))
+    same = sum(x["label"] == y["label"] for x, y in zip(a, b, strict=True))
+    assert same >= 0.95 * len(small), same
+    right = sum(v["label"] == s.label for v, s in zip(b, large, strict=True))
+    assert right >= 0.9 * len(large), right
+
+
+def test_a_grid_the_model_cannot_map_names_the_sample_or_is_counted(shipped, tmp_path):
+    samples = load_samples(EXAMPLES_128)[:3]
+    odd = tmp_path / "odd.png"
+    Image.new("RGB", (300, 100), "gray").save(odd)
+    samples[1].image = odd
+    with pytest.raises(InputError, match=f"{samples[1].sample_id}: a 300x100 image is not a FailGen grid"):
+        list(detect_local(shipped, samples, "shipped", batch_size=1, max_new_tokens=2))
+    bad = BadLines()
+    verdicts = list(detect_local(shipped, samples, "shipped", max_new_tokens=2, bad=bad))
+    assert [v["sample_id"] for v in verdicts] == [samples[0].sample_id, samples[2].sample_id] and bad.count == 1
+
+
+def test_geometry_file_round_trip_and_a_model_without_one(tiny_vlm, tmp_path, capsys):
+    write_geometry(tmp_path, Geometry(view_size=48))
+    assert read_geometry(tmp_path) == Geometry(view_size=48)
+    (tmp_path / GEOMETRY_FILE).write_text(json.dumps({"view_size": 48, "views": ["front"], "keyframes": "all",
+                                                      "layout": "mosaic"}))
+    with pytest.raises(InputError, match="unknown grid layout 'mosaic'"):
+        read_geometry(tmp_path)
+    (tmp_path / GEOMETRY_FILE).write_text("{")
+    with pytest.raises(InputError, match="corrupted geometry file"):
+        read_geometry(tmp_path)
+    vlm = load_vlm(tiny_vlm, device="cpu")  # built from test grids that are not FailGen's: no geometry
+    assert vlm.normalize is None and "no geometry.json" in capsys.readouterr().err
+    grid = Image.new("RGB", (300, 100), "gray")
+    assert vlm.fit(grid) is grid  # goes in as it is
+
+
+def test_normalizer_redraws_other_sizes_once_reported(capsys):
+    large = Image.open(load_samples(EXAMPLES_128)[0].image)
+    norm = GridNormalizer(Geometry(view_size=64))
+    out = norm(large)
+    assert out.size == Image.open(load_samples(EXAMPLES_64)[0].image).size
+    norm(large)
+    assert capsys.readouterr().err.count("128-px views are redrawn") == 1
