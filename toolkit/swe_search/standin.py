@@ -1,7 +1,7 @@
 """A deterministic, rule-based stand-in for an LLM (`--llm py:toolkit.swe_search.standin:respond`).
 
 No real model exists where the shipped replays were made, so this plays all three roles from the prompt
-text alone, the way a cautious agent would: run the tests; take the first non-test source line named in a
+text alone, the way a cautious agent would: write the issue's code example as a reproduction test; run the tests; take the first non-test source line named in a
 failing traceback; try its mutations one at a time (skipping those that sibling feedback says were tried);
 re-run the tests after an edit; finish when they pass. As value agent it scores test runs by their pass
 rate; as discriminator it prefers the smallest patch. It exists to record replays, not to solve issues.
@@ -15,6 +15,7 @@ import re
 from toolkit.swe_search.llm_agents import ACTION_ROLE, DEBATE_ROLE, VALUE_ROLE
 from toolkit.swe_search.localize import is_test_file
 from toolkit.swe_search.mutate import mutations
+from toolkit.swe_search.offline import REPRO_PATH, reproduction_test
 
 STEP = re.compile(r"^Step \d+: (\{.*\})$", re.MULTILINE)
 FRAME = re.compile(r"^([\w./-]+\.py):\d+: in \w+\n {4}(\S.*)$", re.MULTILINE)
@@ -48,10 +49,13 @@ def _act(name: str, thought: str, **args) -> str:
 
 
 def act(user: str) -> str:
-    steps = _steps(user.split("Trajectory so far:", 1)[-1].split("Feedback from earlier attempts", 1)[0])
+    steps = _steps(user.split("Trajectory so far:", 1)[-1].split("Earlier attempts from this same state", 1)[0])
     tried = set(TRIED.findall(user))
     tried |= {a["args"].get("new", "").strip() for a, _ in steps if a["name"] == "string_replace"}
     tests = [obs for a, obs in steps if a["name"] == "run_tests"]
+    repro = reproduction_test(user.split("Trajectory so far:", 1)[0])
+    if repro and not any(a["name"] == "create_file" for a, _ in steps):
+        return _act("create_file", "Reproduce the issue first.", path=REPRO_PATH, content=repro)
     if not tests:
         return _act("run_tests", "First see which tests fail.")
     last, last_obs = steps[-1]
