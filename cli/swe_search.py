@@ -229,17 +229,107 @@ def show(
 def make_bench(
     out_dir: Annotated[Path, typer.Option("--out-dir", help="Directory for instances.jsonl and repos/.")] =
         Path("assets/swe_search"),
+    verify: Annotated[bool, typer.Option("--verify", help="Also run every instance's tests and check that "
+                                                          "FAIL_TO_PASS, PASS_TO_PASS and traps behave "
+                                                          "as promised (slow).")] = False,
 ) -> None:
-    """Generate the mini-benchmark: small projects with injected bugs as git bundles + instances.jsonl.
+    """Generate the benchmark: small projects with injected bugs as git bundles + instances.jsonl in the
+    SWE-bench dataset's form (hidden tests in test_patch), in families: traps, valleys, 3-5 coordinated
+    edits, simple.
 
-    Example: reason swe-search make-bench --out-dir assets/swe_search
+    Example: reason swe-search make-bench --out-dir assets/swe_search --verify
     """
+    from collections import Counter
+
     from toolkit.core import console
+    from toolkit.core.errors import RuntimeFailure
     from toolkit.core.extras import require
 
     require("swe")
     from toolkit.swe_search.benchgen import generate
+    from toolkit.swe_search.benchgen import verify as verify_bench
 
     rows = generate(out_dir)
-    two = sum(r["edits"] > 1 for r in rows)
-    console.info(f"wrote {len(rows)} instances ({two} needing two edits) to {out_dir}/instances.jsonl")
+    families = ", ".join(f"{k} {n}" for k, n in Counter(r["family"] for r in rows).items())
+    console.info(f"wrote {len(rows)} instances ({families}) to {out_dir}/instances.jsonl")
+    if verify:
+        problems = verify_bench(out_dir / "instances.jsonl")
+        if problems:
+            raise RuntimeFailure(f"{len(problems)} broken promise(s); first: {problems[0]}")
+        console.info("verified: FAIL_TO_PASS, PASS_TO_PASS and traps behave as promised")
+
+
+@app.command()
+def compare(
+    instances: Annotated[Path, typer.Option("--instances", "-i", help="Instances JSONL (e.g. the benchmark).")] =
+        Path("assets/swe_search/instances.jsonl"),
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="swe.compare records, one per run, then a "
+                                                                 "swe.compare_summary (default stdout).")] = None,
+    strategies: Annotated[str, typer.Option("--strategies", help="Comma-separated strategies.")] =
+        "mcts,linear,linear-undo,restarts",
+    seeds: Annotated[str, typer.Option("--seeds", help="Comma-separated seeds.")] = "0,1,2,3,4",
+    budgets: Annotated[str, typer.Option("--budgets", help="Comma-separated node budgets.")] = "10,25,50,100",
+    target_budget: Annotated[int, typer.Option("--target-budget", help="Budget of the McNemar test.")] = 50,
+    instance: Annotated[list[str] | None, typer.Option("--instance", help="Only these instance ids.")] = None,
+    test_timeout: Annotated[float, typer.Option("--test-timeout", min=0.1, help="Seconds per test run.")] = 60.0,
+    workers: WorkersOpt = 1,
+    seed: SeedOpt = None,
+) -> None:
+    """Offline agent: MCTS against linear (no undo), linear with undo and best-of-k restarts at equal node
+    budgets over seeds; budget curves, per-family counts, trap-escape rate and a paired McNemar test, all
+    judged by the hidden tests.
+
+    Example: reason swe-search compare --budgets 10,25,50 --seeds 0,1 --workers 2 --out compare.jsonl
+    """
+    from toolkit.core import console
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+    from toolkit.core.parallel import iter_jobs
+    from toolkit.core.records import make_record
+
+    require("swe")
+    from toolkit.swe_search.compare import compare_instance, summarize
+    from toolkit.swe_search.instances import load_instances
+    from toolkit.swe_search.search import STRATEGIES
+
+    def ints(text: str, name: str) -> list[int]:
+        try:
+            values = [int(v) for v in text.split(",") if v.strip()]
+        except ValueError:
+            raise InputError(f"--{name} {text}: expected comma-separated integers") from None
+        if not values or min(values) < (1 if name == "budgets" else 0):
+            raise InputError(f"--{name} {text}: expected comma-separated integers >= {int(name == 'budgets')}")
+        return values
+
+    names = [s.strip() for s in strategies.split(",") if s.strip()]
+    for name in names:
+        if name not in STRATEGIES:
+            raise InputError(f"--strategies: {name}: expected some of {', '.join(STRATEGIES)}")
+    seed_list, budget_list = ints(seeds, "seeds"), ints(budgets, "budgets")
+    del seed  # the seeds of the runs are --seeds
+    todo = load_instances(instances, only=instance)
+    by_family: dict[str, list] = {}
+    for t in todo:
+        by_family.setdefault(t.extra.get("family", ""), []).append(t)
+    # interleave families: a run cut short still covers every family
+    order = [g[i] for i in range(max(map(len, by_family.values()), default=0)) for g in by_family.values()
+             if i < len(g)]
+    jobs = [{"instance": t.to_job(), "strategies": names, "seeds": seed_list, "budgets": budget_list,
+             "options": {"test_timeout": test_timeout}} for t in order]
+    writer = open_writer(out, False)
+    records = []
+    try:
+        for result in iter_jobs(compare_instance, jobs, workers=workers, description="instances"):
+            for rec in result:
+                writer.write(rec)
+                records.append(rec)
+        summary = summarize(records, target_budget)
+        writer.write(make_record("swe.compare_summary", 1, instances=len(jobs), **summary))
+    finally:
+        writer.close()
+    for s, curve in summary["curves"].items():
+        console.info(f"{s:12s} " + "  ".join(f"{b}: {n}/{summary['runs'][s][b]}" for b, n in curve.items()))
+    if summary["mcnemar"]:
+        m = summary["mcnemar"]
+        console.info(f"McNemar at {m['budget']} nodes, mcts vs {m['baseline']}: {m['mcts_only']} vs "
+                     f"{m['baseline_only']} discordant of {m['pairs']} pairs, p = {m['p_value']:g}")

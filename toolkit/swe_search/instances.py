@@ -19,7 +19,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, read_records
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement", "FAIL_TO_PASS", "PASS_TO_PASS")
-PASS_THROUGH = ("version", "environment_setup_commit", "created_at", "hints_text")
+PASS_THROUGH = ("version", "environment_setup_commit", "created_at", "hints_text", "family", "trap_patch")
 
 
 @dataclass

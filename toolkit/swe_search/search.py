@@ -154,10 +154,13 @@ class Episode:
                 self.finished.append(child)
         return child
 
-    def unique_finished(self) -> list[int]:
-        """Finished nodes, the first per parent (the reference counts finished trajectories this way)."""
+    def unique_finished(self, limit: int | None = None) -> list[int]:
+        """Finished nodes, the first per parent (the reference counts finished trajectories this way); with
+        `limit`, only among the first `limit` expansions (the tree a smaller budget would have built)."""
         seen, out = set(), []
         for n in self.finished:
+            if limit is not None and n > limit:
+                continue
             p = int(self.tree.parent[n])
             if p not in seen:
                 seen.add(p)
@@ -219,12 +222,13 @@ class Episode:
     def best_by_mean_reward(self, nodes: list[int]) -> int:
         return max(nodes, key=lambda n: (self.trajectory_mean_reward(n), self.tree.info[n].reward, -n))
 
-    def candidates(self) -> tuple[list[int], bool]:
+    def candidates(self, limit: int | None = None) -> tuple[list[int], bool]:
         """Finished nodes with a non-empty patch (one per parent); else every valued node with one (flag False)."""
-        done = [n for n in self.unique_finished() if self.tree.info[n].patch.strip()]
+        done = [n for n in self.unique_finished(limit) if self.tree.info[n].patch.strip()]
         if done:
             return done, True
-        rest = [n for n in range(1, self.tree.size)
+        end = self.tree.size if limit is None else min(self.tree.size, limit + 1)
+        rest = [n for n in range(1, end)
                 if self.tree.info[n].patch.strip() and self.tree.info[n].duplicate_of < 0]
         return rest, False
 

@@ -1,7 +1,7 @@
 """Running a project's tests: own process group, a timeout that kills the whole group, trimmed output,
 per-test outcomes from a JUnit XML report and, optionally, per-test line coverage.
 
-Any test command works: `python` / `python3` / `{python}` become the repository environment's interpreter,
+Any test command works (leading `VAR=value` words set its environment): `python` / `python3` / `{python}` become the repository environment's interpreter,
 `pytest` becomes `<interpreter> -m pytest`, and a pytest command gets `--junitxml=<report>` appended. Another
 command writes its report to the path given by `{junitxml}` (or $REASON_JUNITXML); failing that, pytest's
 `-rA` summary lines in the output are read."""
@@ -89,6 +89,18 @@ def run_command(argv: list[str], cwd: Path, timeout: float, env: dict[str, str] 
 
 
 PYTHON_NAMES = {"python", "python3", "{python}"}
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def command_env(test_cmd: str | None) -> dict[str, str]:
+    """The leading `VAR=value` words of a test command, as a shell would export them."""
+    out = {}
+    for word in shlex.split(test_cmd or DEFAULT_TEST_CMD):
+        if not ASSIGNMENT.match(word):
+            break
+        name, _, value = word.partition("=")
+        out[name] = value
+    return out
 
 
 def build_test_argv(test_cmd: str | None, test_ids: list[str], junit: Path | None = None,
@@ -97,6 +109,8 @@ def build_test_argv(test_cmd: str | None, test_ids: list[str], junit: Path | Non
     report written to `junit` and the test ids appended."""
     python = python or sys.executable
     argv = shlex.split(test_cmd or DEFAULT_TEST_CMD)
+    while argv and ASSIGNMENT.match(argv[0]):  # leading VAR=value words set the environment (see command_env)
+        argv = argv[1:]
     if argv and argv[0] in PYTHON_NAMES:
         argv[0] = python
     elif argv and argv[0] == "pytest":
@@ -156,6 +170,7 @@ def _run_tests(root, test_ids, test_cmd, timeout, coverage_dir, python, log, jun
             argv, cov_file = wrapped, coverage_dir / "coverage.data"
             cov_file.unlink(missing_ok=True)
     env = build_test_env(root, cov_file)
+    env.update(command_env(test_cmd))
     env["REASON_JUNITXML"] = str(junit)
     result = run_command(argv, root, timeout, env)
     found = parse_junit(junit) if junit.exists() else summary_outcomes(result.output)
