@@ -24,9 +24,8 @@ def check_patch(ws: Workspace, inst: Instance, patch: str, timeout: float, pytho
     try:
         if not ws.apply_on_base(patch):
             return {"resolved": False, "applied": False, "tests": {}}
-        if not ws.apply(inst.test_patch, "test_patch"):
-            raise InstanceError(f"{inst.where or inst.instance_id}: instance {inst.instance_id}: test_patch does not "
-                                "apply on top of the candidate patch")
+        if not ws.apply(inst.test_patch, "test_patch"):  # the candidate touched the same test lines: unresolved
+            return {"resolved": False, "applied": True, "tests": {}}
         report = run_tests(ws.root, inst.test_ids, test_cmd=inst.test_cmd, timeout=timeout, python=python, log=log)
         return {"resolved": all(report.passed(t) for t in inst.test_ids), "applied": True,
                 "tests": dict(report.outcomes)}

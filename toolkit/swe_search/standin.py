@@ -21,6 +21,9 @@ STEP = re.compile(r"^Step \d+: (\{.*\})$", re.MULTILINE)
 FRAME = re.compile(r"^([\w./-]+\.py):\d+: in \w+\n {4}(\S.*)$", re.MULTILINE)
 COUNTS = re.compile(r"Tests: ([^.]*)\.")
 TRIED = re.compile(r"Tried: (.+)$", re.MULTILINE)
+IMPORT = re.compile(r"^\s*from [\w.]+ import ([\w, ]+)$", re.MULTILINE)
+DEFINITION = re.compile(r"^([\w./-]+\.py):\d+$", re.MULTILINE)
+BODY = re.compile(r"^ *\d+ (.*)$", re.MULTILINE)
 
 
 def _steps(text: str) -> list[tuple[dict, str]]:
@@ -44,8 +47,8 @@ def _pass_rate(obs: str) -> float | None:
     return counts.get("passed", 0) / total if total else 0.0
 
 
-def _act(name: str, thought: str, **args) -> str:
-    return json.dumps({"thought": thought, "name": name, "args": args})
+def _act(action: str, thought: str, **args) -> str:
+    return json.dumps({"thought": thought, "name": action, "args": args})
 
 
 def act(user: str) -> str:
@@ -71,6 +74,20 @@ def act(user: str) -> str:
                 if new.strip() not in tried:
                     return _act("string_replace", f"The traceback points at {path}; try a small change there.",
                                 path=path, old=code, new=new)
+    # no source frame (a wrong value, not a crash): look at the function the reproduction imports
+    found = [obs for a, obs in steps if a["name"] == "find_function"]
+    if not found:
+        m = IMPORT.search(repro or "")
+        if m:
+            return _act("find_function", "The failing check calls this function.", name=m.group(1).split(",")[0].strip())
+    for obs in found[-1:]:
+        head = DEFINITION.search(obs)
+        for code in BODY.findall(obs):
+            if head and code.strip() and not code.lstrip().startswith("def "):
+                for new in mutations(code):
+                    if new.strip() not in tried:
+                        return _act("string_replace", "Try a small change in the called function.",
+                                    path=head.group(1), old=code, new=new)
     return _act("reject", "No further idea.", reason="no untried change left at the failing line")
 
 
