@@ -68,11 +68,11 @@ def trap_count(i: int) -> dict[str, Any]:
     code = (f"def {f}(xs, limit):\n    n = 0\n    for x in xs:\n        if x >= limit:\n            n += 1\n"
             "    return n\n")
     hidden = (f"from pkg.{mod} import {f}\n\n\ndef test_all_equal():\n    assert {f}([{lim}, {lim}], {lim}) == 2\n\n\n"
-              f"def test_none():\n    assert {f}([0], {lim}) == 0\n")
+              f"def test_single():\n    assert {f}([{lim}], {lim}) == 1\n")
     problem = _issue(f"`{f}(xs, limit)` should count the values that reach the limit; it misses one.", mod, f,
                      f"assert {f}([1, {lim}, {lim + 3}], {lim}) == 2")
     return _project(f"trap-count-{i}", "trap-count", mod, code, [("if x >= limit:", "if x > limit:")], hidden,
-                    ["tests/test_issue.py::test_all_equal", "tests/test_issue.py::test_none"], problem,
+                    ["tests/test_issue.py::test_all_equal", "tests/test_issue.py::test_single"], problem,
                     trap=("    n = 0", "    n = 1"))
 
 
@@ -82,12 +82,12 @@ def trap_steps(i: int) -> dict[str, Any]:
     code = (f"def {f}(xs):\n    total = 0\n    for i in range(1, len(xs)):\n        total += xs[i] - xs[i - 1]\n"
             "    return total\n")
     hidden = (f"from pkg.{mod} import {f}\n\n\ndef test_climb():\n    assert {f}([1, 4, 9]) == 8\n\n\n"
-              f"def test_climb_flat():\n    assert {f}([2, 2, 2, 2]) == 0\n")
+              f"def test_climb_late():\n    assert {f}([0, 0, 5]) == 5\n")
     problem = _issue(f"`{f}(xs)` should add up the steps between neighbours; the last step is lost.", mod, f,
                      f"assert {f}([0, {a}, {a + 1}]) == {a + 1}")
     return _project(f"trap-steps-{i}", "trap-steps", mod, code,
                     [("range(1, len(xs)):", "range(1, len(xs) - 1):")], hidden,
-                    ["tests/test_issue.py::test_climb", "tests/test_issue.py::test_climb_flat"], problem,
+                    ["tests/test_issue.py::test_climb", "tests/test_issue.py::test_climb_late"], problem,
                     trap=("    total = 0", "    total = 1"))
 
 
@@ -136,11 +136,11 @@ def multi(i: int, k: int) -> dict[str, Any]:
 
 SIMPLE = [
     # (function body with {f}, correct, buggy, repro assert, hidden asserts)
-    ("def {f}(a, b):\n    return a + b\n", "a + b", "a - b", "{f}(2, 3) == 5", ["{f}(0, 0) == 0", "{f}(-1, 4) == 3"]),
+    ("def {f}(a, b):\n    return a + b\n", "a + b", "a - b", "{f}(2, 3) == 5", ["{f}(1, 1) == 2", "{f}(-1, 4) == 3"]),
     ("def {f}(x, lo):\n    if x < lo:\n        return lo\n    return x\n", "if x < lo:", "if x > lo:",
      "{f}(-5, 0) == 0", ["{f}(3, 0) == 3", "{f}(-1, 2) == 2"]),
     ("def {f}(xs):\n    return xs[len(xs) - 1]\n", "len(xs) - 1]", "len(xs) - 2]", "{f}([1, 2, 3]) == 3",
-     ["{f}([7]) == 7", "{f}([4, 5]) == 5"]),
+     ["{f}([4, 5, 6]) == 6", "{f}([4, 5]) == 5"]),
     ("def {f}(n):\n    return n % 2 == 0\n", "n % 2 == 0", "n % 2 != 0", "{f}(4)", ["not {f}(3)", "{f}(0)"]),
 ]
 
