@@ -26,6 +26,7 @@ HEAD, TAIL = 1500, 3500
 OUTPUT_SHAPING = {"COLUMNS", "LINES", "TERM", "PY_COLORS", "FORCE_COLOR", "NO_COLOR", "PYTHONHASHSEED", "CI",
                   "BUILD_NUMBER", "PYTHONWARNINGS", "PYTHONDEVMODE", "PYTHONOPTIMIZE", "PYTHONIOENCODING"}
 TIMING = re.compile(r" in \d+(?:\.\d+)?s(?: \(\d+:\d+:\d+\))?")
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")  # object reprs in assertion messages
 
 
 @dataclass
@@ -63,9 +64,9 @@ def truncate(text: str, head: int = HEAD, tail: int = TAIL) -> str:
 
 
 def sanitize(text: str, root: Path) -> str:
-    """Drop what varies between identical runs: durations and the temporary clone's path."""
+    """Drop what varies between identical runs: durations, object addresses and the temporary clone's path."""
     text = text.replace(str(root) + os.sep, "").replace(str(root), ".")
-    return TIMING.sub("", text)
+    return ADDRESS.sub(">", TIMING.sub("", text))
 
 
 def run_command(argv: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = None) -> CommandResult:
@@ -175,7 +176,8 @@ def _run_tests(root, test_ids, test_cmd, timeout, coverage_dir, python, log, jun
     result = run_command(argv, root, timeout, env)
     found = parse_junit(junit) if junit.exists() else summary_outcomes(result.output)
     outcomes = match_outcomes(found, test_ids)
-    report = RunReport(outcomes, truncate(sanitize(result.output, root)), result.timed_out)
+    text = result.output.replace(str(junit), "{junitxml}")  # a temporary path: keep outputs reproducible
+    report = RunReport(outcomes, truncate(sanitize(text, root)), result.timed_out)
     if cov_file is not None and cov_file.exists():
         report.coverage_file = cov_file
     return report
