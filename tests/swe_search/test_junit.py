@@ -67,3 +67,22 @@ def test_root_run_without_outcomes_is_a_one_line_error(user_repo):
     msg = str(err.value)
     assert msg.startswith("inst.jsonl:3: instance quiet-1: the test command gave no outcome for any test")
     assert "collected nothing" in msg and "\n" not in msg
+
+
+def test_forked_pytest_gives_the_same_outcomes_and_coverage(user_repo, tmp_path):
+    from toolkit.swe_search import testrun
+    from toolkit.swe_search.localize import coverage_spectrum
+
+    root, _ = user_repo
+    cov = {}
+    for forked in (False, True):
+        testrun.use_forked_pytest(forked)
+        try:
+            scratch = tmp_path / f"scratch-{forked}"
+            scratch.mkdir()
+            report = run_tests(root, TESTS, timeout=60, coverage_dir=scratch)
+        finally:
+            testrun.use_forked_pytest(False)
+        assert report.outcomes == WANT
+        cov[forked] = coverage_spectrum(report, root)
+    assert cov[True] == cov[False] and ("calc/ops.py", 2) in cov[True]

@@ -18,6 +18,7 @@ from toolkit.core.records import make_record
 from toolkit.swe_search.instances import Instance
 from toolkit.swe_search.runner import build_agents, check_patch, config_from, validate
 from toolkit.swe_search.search import Episode
+from toolkit.swe_search.testrun import use_forked_pytest
 from toolkit.swe_search.workspace import Workspace
 
 
@@ -32,6 +33,8 @@ def trapped(ep: Episode, chosen: int | None, resolved: bool) -> bool:
 
 def compare_instance(job: dict[str, Any]) -> list[dict[str, Any]]:
     """All runs of one instance: job = {instance, strategies, seeds, budgets, options}."""
+    if job.get("forked", True):
+        use_forked_pytest()
     inst = Instance.from_job(job["instance"])
     trap = _added_lines(inst.extra.get("trap_patch", ""))
     family = inst.extra.get("family", "")

@@ -89,6 +89,7 @@ def run_command(argv: list[str], cwd: Path, timeout: float, env: dict[str, str] 
     return CommandResult(proc.returncode, text, timed_out)
 
 
+FORKED = False  # use_forked_pytest(): pytest in forked children of this process (benchmark sweeps)
 PYTHON_NAMES = {"python", "python3", "{python}"}
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -102,6 +103,12 @@ def command_env(test_cmd: str | None) -> dict[str, str]:
         name, _, value = word.partition("=")
         out[name] = value
     return out
+
+
+def use_forked_pytest(on: bool = True) -> None:
+    """Run `<this python> -m pytest` commands in forked children of this process (forked_pytest.py)."""
+    global FORKED
+    FORKED = on
 
 
 def build_test_argv(test_cmd: str | None, test_ids: list[str], junit: Path | None = None,
@@ -162,7 +169,8 @@ def _run_tests(root, test_ids, test_cmd, timeout, coverage_dir, python, log, jun
     argv = build_test_argv(test_cmd, test_ids, junit, python)
     if log is not None:
         log.append(" ".join(shlex.quote(a.replace(str(junit), "{junitxml}")) for a in argv))
-    cov_file = None
+    cov_file = rc = None
+    pytest_args = argv[3:] if is_pytest(argv) and argv[0] == sys.executable else None
     if coverage_dir is not None:
         rc = coverage_dir / "coveragerc"
         rc.write_text("[run]\ndynamic_context = test_function\n", encoding="utf-8")
@@ -173,7 +181,12 @@ def _run_tests(root, test_ids, test_cmd, timeout, coverage_dir, python, log, jun
     env = build_test_env(root, cov_file)
     env.update(command_env(test_cmd))
     env["REASON_JUNITXML"] = str(junit)
-    result = run_command(argv, root, timeout, env)
+    if FORKED and pytest_args is not None:
+        from toolkit.swe_search.forked_pytest import run_forked
+
+        result = run_forked(pytest_args, root, timeout, env, rc if cov_file else None, junit.with_suffix(".out"))
+    else:
+        result = run_command(argv, root, timeout, env)
     found = parse_junit(junit) if junit.exists() else summary_outcomes(result.output)
     outcomes = match_outcomes(found, test_ids)
     text = result.output.replace(str(junit), "{junitxml}")  # a temporary path: keep outputs reproducible
