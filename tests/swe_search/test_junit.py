@@ -39,7 +39,8 @@ def test_custom_command_writes_its_own_report(tmp_path):
     report = run_tests(root, ["checks::alpha", "checks::beta", "checks::gamma"],
                        test_cmd="python run_checks.py {junitxml}", timeout=60)
     assert report.outcomes == {"checks::alpha": "passed", "checks::beta": "failed", "checks::gamma": "missing"}
-    assert build_test_argv("pytest -x", ["t"], python="/env/bin/python")[:4] == ["/env/bin/python", "-m", "pytest", "-x"]
+    argv = build_test_argv("pytest -x", ["t"], python="/env/bin/python")
+    assert argv[:4] == ["/env/bin/python", "-m", "pytest", "-x"]
 
 
 def test_junit_keys_files_and_errors(tmp_path):

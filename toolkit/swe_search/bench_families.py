@@ -120,14 +120,15 @@ def multi(i: int, k: int) -> dict[str, Any]:
     mod = NAMES[i]
     caps = [10 + 3 * j + i for j in range(k)]
     fns = [f"fits_{j}" for j in range(k)]
-    code = "\n\n".join(f"def {fn}(x):\n    lo = 0\n    return lo <= x <= {c}\n" for fn, c in zip(fns, caps))
+    code = "\n\n".join(f"def {fn}(x):\n    lo = 0\n    return lo <= x <= {c}\n"
+                         for fn, c in zip(fns, caps, strict=True))
     visible = (f"from pkg.{mod} import {', '.join(fns)}\n\n\n" + "def test_inside():\n" +
-               "".join(f"    assert {fn}({c - 1})\n" for fn, c in zip(fns, caps)))
+               "".join(f"    assert {fn}({c - 1})\n" for fn, c in zip(fns, caps, strict=True)))
     hidden = (f"from pkg.{mod} import {', '.join(fns)}\n\n\n" +
               "\n\n".join(f"def test_{fn}():\n    assert {fn}({c})\n    assert not {fn}({c} + 0.5)\n"
-                          for fn, c in zip(fns, caps)))
-    problem = _issue(f"The `fits_*` checks reject values equal to their cap.", mod, ", ".join(fns),
-                     "\n".join(f"assert {fn}({c})" for fn, c in zip(fns, caps)))
+                          for fn, c in zip(fns, caps, strict=True)))
+    problem = _issue("The `fits_*` checks reject values equal to their cap.", mod, ", ".join(fns),
+                     "\n".join(f"assert {fn}({c})" for fn, c in zip(fns, caps, strict=True)))
     bugs = [(f"lo <= x <= {c}", f"lo <= x < {c}") for c in caps]
     return _project(f"multi{k}-{i}", f"multi{k}", mod, code, bugs, hidden, [f"tests/test_issue.py::test_{fn}"
                                                                             for fn in fns], problem,

@@ -86,7 +86,8 @@ def build_project(project: dict[str, Any], out_dir: Path) -> dict[str, Any]:
             "base_commit": commit, "problem_statement": project["problem"],
             "FAIL_TO_PASS": json.dumps(project["hidden_ids"]), "PASS_TO_PASS": json.dumps(project["visible_ids"]),
             "test_patch": test_patch, "patch": patch, "version": "0.1", "environment_setup_commit": commit,
-            "test_cmd": BENCH_TEST_CMD, "family": project["family"], "edits": len(project["bugs"]), "trap_patch": trap_patch}
+            "test_cmd": BENCH_TEST_CMD, "family": project["family"], "edits": len(project["bugs"]),
+            "trap_patch": trap_patch}
 
 
 def generate(out_dir: Path) -> list[dict[str, Any]]:
@@ -108,7 +109,7 @@ def verify(instances: Path) -> list[str]:
     passes with the reference patch, PASS_TO_PASS passes in both; the trap passes the visible tests and the
     statement's reproduction and fails a hidden test."""
     from toolkit.swe_search.instances import load_instances
-    from toolkit.swe_search.offline import REPRO_PATH, REPRO_NAME, reproduction_test
+    from toolkit.swe_search.offline import REPRO_NAME, REPRO_PATH, reproduction_test
     from toolkit.swe_search.testrun import run_tests
     from toolkit.swe_search.workspace import Workspace
 
@@ -118,19 +119,19 @@ def verify(instances: Path) -> list[str]:
         row = rows[inst.instance_id]
         repro = reproduction_test(inst.problem_statement)
         with Workspace(inst.repo, inst.base_commit, inst.instance_id) as ws:
-            def outcomes(patch: str, with_repro: bool) -> dict[str, str]:
+            def outcomes(patch: str, ws=ws, inst=inst, repro=repro) -> dict[str, str]:
+                """The hidden, visible and reproduction tests with `patch` applied."""
                 ws.apply_on_base(patch)
                 ws.apply(inst.test_patch, "test_patch")
-                ids = inst.test_ids
-                if with_repro:
-                    (ws.root / REPRO_PATH).write_text(repro, encoding="utf-8")
-                    ids = ids + [f"{REPRO_PATH}::{REPRO_NAME}"]
+                (ws.root / REPRO_PATH).write_text(repro, encoding="utf-8")
+                ids = inst.test_ids + [f"{REPRO_PATH}::{REPRO_NAME}"]
                 return run_tests(ws.root, ids, test_cmd=inst.test_cmd, timeout=120).outcomes
 
-            base, gold = outcomes("", True), outcomes(row["patch"], True)
+            base, gold = outcomes(""), outcomes(row["patch"])
             repro_id = f"{REPRO_PATH}::{REPRO_NAME}"
             if base[repro_id] == "passed" or gold[repro_id] != "passed":
-                problems.append(f"{inst.instance_id}: reproduction {base[repro_id]} at base, {gold[repro_id]} fixed")
+                problems.append(f"{inst.instance_id}: reproduction {base[repro_id]} at base, "
+                                f"{gold[repro_id]} fixed")
             for t in inst.fail_to_pass:
                 if base[t] == "passed" or gold[t] != "passed":
                     problems.append(f"{inst.instance_id}: FAIL_TO_PASS {t}: {base[t]} at base, {gold[t]} fixed")
@@ -138,7 +139,7 @@ def verify(instances: Path) -> list[str]:
                 if base[t] != "passed" or gold[t] != "passed":
                     problems.append(f"{inst.instance_id}: PASS_TO_PASS {t}: {base[t]} at base, {gold[t]} fixed")
             if row.get("trap_patch"):
-                trap = outcomes(row["trap_patch"], True)
+                trap = outcomes(row["trap_patch"])
                 if any(trap[t] != "passed" for t in inst.pass_to_pass + [repro_id]):
                     problems.append(f"{inst.instance_id}: the trap fails a visible or reproduction test")
                 if all(trap[t] == "passed" for t in inst.fail_to_pass):

@@ -168,8 +168,9 @@ class Discriminator:
 
     def choose(self, ep: Episode, nodes: list[int]) -> tuple[int | None, list[dict[str, Any]]]:
         listing = "\n\n".join(
-            f"Candidate {k}:\nReward: {ep.tree.info[n].reward:g}\nExplanation: {_clip(ep.tree.info[n].explanation, 500)}"
-            f"\nPatch:\n{_clip(ep.tree.info[n].patch, 2000)}" for k, n in enumerate(nodes, 1))
+            f"Candidate {k}:\nReward: {ep.tree.info[n].reward:g}\n"
+            f"Explanation: {_clip(ep.tree.info[n].explanation, 500)}\nPatch:\n{_clip(ep.tree.info[n].patch, 2000)}"
+            for k, n in enumerate(nodes, 1))
         base = f"Issue:\n{ep.inst.problem_statement}\n\n{listing}"
         log: list[dict[str, Any]] = []
         previous: list[str] = []

@@ -6,10 +6,10 @@ import time
 from dataclasses import asdict
 from typing import Any
 
+from toolkit.core.errors import InputError
 from toolkit.core.records import make_record
 from toolkit.swe_search.instances import Instance
 from toolkit.swe_search.offline import OfflineProposer, OfflineValue
-from toolkit.core.errors import InputError
 from toolkit.swe_search.search import Episode, InstanceError, SearchConfig
 from toolkit.swe_search.testrun import run_tests
 from toolkit.swe_search.tree import UCTParams

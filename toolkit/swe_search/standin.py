@@ -1,9 +1,10 @@
 """A deterministic, rule-based stand-in for an LLM (`--llm py:toolkit.swe_search.standin:respond`).
 
 No real model exists where the shipped replays were made, so this plays all three roles from the prompt
-text alone, the way a cautious agent would: write the issue's code example as a reproduction test; run the tests; take the first non-test source line named in a
-failing traceback; try its mutations one at a time (skipping those that sibling feedback says were tried);
-re-run the tests after an edit; finish when they pass. As value agent it scores test runs by their pass
+text alone, the way a cautious agent would: write the issue's code example as a reproduction test; run the
+tests; take the first non-test source line named in a failing traceback, or else the lines of the function
+the reproduction imports; try its mutations one at a time (skipping those that sibling feedback says were
+tried); re-run the tests after an edit; finish when they pass. As value agent it scores test runs by their pass
 rate; as discriminator it prefers the smallest patch. It exists to record replays, not to solve issues.
 """
 
@@ -79,7 +80,8 @@ def act(user: str) -> str:
     if not found:
         m = IMPORT.search(repro or "")
         if m:
-            return _act("find_function", "The failing check calls this function.", name=m.group(1).split(",")[0].strip())
+            name = m.group(1).split(",")[0].strip()
+            return _act("find_function", "The failing check calls this function.", name=name)
     for obs in found[-1:]:
         head = DEFINITION.search(obs)
         for code in BODY.findall(obs):

@@ -1,10 +1,10 @@
 """Running a project's tests: own process group, a timeout that kills the whole group, trimmed output,
 per-test outcomes from a JUnit XML report and, optionally, per-test line coverage.
 
-Any test command works (leading `VAR=value` words set its environment): `python` / `python3` / `{python}` become the repository environment's interpreter,
-`pytest` becomes `<interpreter> -m pytest`, and a pytest command gets `--junitxml=<report>` appended. Another
-command writes its report to the path given by `{junitxml}` (or $REASON_JUNITXML); failing that, pytest's
-`-rA` summary lines in the output are read."""
+Any test command works (leading `VAR=value` words set its environment): `python` / `python3` / `{python}`
+become the repository environment's interpreter, `pytest` becomes `<interpreter> -m pytest`, and a pytest
+command gets `--junitxml=<report>` appended. Another command writes its report to the path given by
+`{junitxml}` (or $REASON_JUNITXML); failing that, pytest's `-rA` summary lines in the output are read."""
 
 from __future__ import annotations
 
