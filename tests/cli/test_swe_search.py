@@ -1,39 +1,77 @@
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTANCES = ROOT / "assets" / "swe_search" / "instances.jsonl"
+ROWS = [json.loads(line) for line in INSTANCES.read_text().splitlines()]
+
+
+def _row(source, **changes):
+    row = dict(next(r for r in ROWS if r["instance_id"] == source))
+    row["repo"] = str(INSTANCES.parent / row["repo"])
+    row.update(changes)
+    return row
 
 
 def test_help_has_examples(reason):
-    for cmd in ("run", "show", "make-bench"):
+    for cmd in ("run", "show", "make-bench", "compare"):
         out = reason("swe-search", cmd, "--help")
         assert out.returncode == 0 and "Example:" in out.stdout
 
 
-def test_run_offline_then_show_and_resume(reason, tmp_path):
-    out = tmp_path / "preds.jsonl"
-    res = reason("swe-search", "run", "--instances", str(INSTANCES), "--instance", "mini__filters-1", "-n", "6",
-                 "--out", str(out), "--seed", "0")
+def test_run_offline_writes_harness_predictions_then_show_and_resume(reason, tmp_path):
+    out, trees = tmp_path / "preds.jsonl", tmp_path / "trees.jsonl"
+    res = reason("swe-search", "run", "--instances", str(INSTANCES), "--instance", "bench__simple-0", "-n", "6",
+                 "--out", str(out), "--trees", str(trees), "--seed", "0")
     assert res.returncode == 0, res.stderr
-    records = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [r["type"] for r in records] == ["swe.prediction", "swe.tree"]
-    pred, tree = records
-    assert pred["instance_id"] == "mini__filters-1" and pred["resolved"] is True
-    assert pred["model_patch"].startswith("diff --git a/data/filters.py")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["type"] for r in rows] == ["swe.prediction"]  # exactly one row per instance, nothing else
+    preds = {r["instance_id"]: r["model_patch"] for r in rows}  # how the harness reads it
+    assert preds["bench__simple-0"].startswith("diff --git a/pkg/alpha.py") and rows[0]["resolved"] is True
     assert "resolved 1/1" in res.stderr
-    shown = reason("swe-search", "show", str(out), "--details")
+    shown = reason("swe-search", "show", str(trees), "--details")
     assert shown.returncode == 0 and "<= chosen" in shown.stderr and "finish" in shown.stderr
-    again = reason("swe-search", "run", "--instances", str(INSTANCES), "--instance", "mini__filters-1",
-                   "--out", str(out), "--resume")
-    assert again.returncode == 0 and len(out.read_text().splitlines()) == 2
+    again = reason("swe-search", "run", "--instances", str(INSTANCES), "--instance", "bench__simple-0",
+                   "--out", str(out), "--trees", str(trees), "--resume")
+    assert again.returncode == 0 and len(out.read_text().splitlines()) == 1
+    same = reason("swe-search", "run", "--instances", str(INSTANCES), "--out", str(out), "--trees", str(out))
+    assert same.returncode == 2 and "--trees" in same.stderr and len(out.read_text().splitlines()) == 1
+
+
+def test_bad_instances_name_the_instance_and_skip_bad_goes_on(reason, tmp_path):
+    good = _row("bench__simple-0")
+    added = good["test_patch"].replace("new file mode 100644\n", "")
+    gone = added.replace("--- /dev/null", "--- a/tests/test_gone.py")
+    clash = added.replace("--- /dev/null\n+++ b/tests/test_issue.py", "--- a/tests/test_visible.py\n"
+                                                                    "+++ b/tests/test_visible.py")
+    bad = [_row("bench__simple-0", instance_id="gone-1", test_patch=gone),
+           _row("bench__simple-0", instance_id="clash-1", test_patch=clash),
+           _row("bench__simple-0", instance_id="nobase-1", base_commit="deadbeef" * 5),
+           _row("bench__simple-0", instance_id="quiet-1", test_cmd="python -c \"print('no tests here')\"")]
+    path = tmp_path / "inst.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [good] + bad) + "\n")
+    out = tmp_path / "preds.jsonl"
+    res = reason("swe-search", "run", "--instances", str(path), "-n", "4", "--out", str(out))
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines()[-1] == (f"error: {path}:2: instance gone-1: test_patch changes "
+                                                   "tests/test_gone.py, which is not in the repository at base_commit")
+    assert [json.loads(line)["instance_id"] for line in out.read_text().splitlines()] == ["bench__simple-0"]
+    res = reason("swe-search", "run", "--instances", str(path), "-n", "4", "--out", str(out), "--skip-bad",
+                 "--instance", "clash-1", "--instance", "nobase-1", "--instance", "quiet-1")
+    assert res.returncode == 0, res.stderr
+    assert f"{path}:3: instance clash-1: test_patch does not apply to base_commit" in res.stderr
+    assert f"{path}:4: instance nobase-1: field 'base_commit'" in res.stderr
+    assert (f"{path}:5: instance quiet-1: the test command gave no outcome for any test at base_commit "
+            "(output: no tests here)") in res.stderr
+    assert out.read_text() == ""
 
 
 def test_bad_inputs_exit_2_with_one_line(reason, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"instance_id": "x", "repo": str(tmp_path), "base_commit": "HEAD",
-                               "problem_statement": "p", "FAIL_TO_PASS": ["t"], "PASS_TO_PASS": []}) + "\n")
+                               "problem_statement": "p", "FAIL_TO_PASS": '["t"]', "PASS_TO_PASS": "[]"}) + "\n")
     res = reason("swe-search", "run", "--instances", str(bad))
     assert res.returncode == 2 and "is not a git repository" in res.stderr and "Traceback" not in res.stderr
     bad.write_text('{"instance_id": "x"}\n')
@@ -41,37 +79,71 @@ def test_bad_inputs_exit_2_with_one_line(reason, tmp_path):
     assert res.returncode == 2 and "bad.jsonl:1: missing field 'repo'" in res.stderr
     res = reason("swe-search", "show", str(bad))
     assert res.returncode == 2 and "no swe.tree record" in res.stderr
+    res = reason("swe-search", "run", "--instances", str(INSTANCES), "--strategy", "beam")
+    assert res.returncode == 2 and "--strategy beam" in res.stderr
+    res = reason("swe-search", "compare", "--budgets", "ten")
+    assert res.returncode == 2 and "--budgets ten" in res.stderr
+
+
+def test_published_swe_bench_rows_and_repos_dir(reason, tmp_path):
+    """FAIL_TO_PASS/PASS_TO_PASS as JSON strings, test_patch, version, environment_setup_commit, and a repo
+    named owner/name found under --repos-dir."""
+    row = _row("bench__simple-0", repo="acme/simple-0")
+    assert isinstance(row["FAIL_TO_PASS"], str) and row["version"] and row["environment_setup_commit"]
+    repos = tmp_path / "repos"
+    repos.mkdir()
+    shutil.copy(INSTANCES.parent / "repos" / "simple-0.bundle", repos / "acme__simple-0.bundle")
+    path = tmp_path / "published.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "preds.jsonl"
+    res = reason("swe-search", "run", "--instances", str(path), "--repos-dir", str(repos), "-n", "6",
+                 "--strategy", "linear", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    assert json.loads(out.read_text())["resolved"] is True
 
 
 def test_make_bench_reproduces_shipped_assets(reason, tmp_path):
     res = reason("swe-search", "make-bench", "--out-dir", str(tmp_path / "b"))
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "b" / "instances.jsonl").read_text() == INSTANCES.read_text()
-    rows = [json.loads(line) for line in INSTANCES.read_text().splitlines()]
-    assert len(rows) >= 12 and sum(r["edits"] > 1 for r in rows) >= 3
-    for r in rows:
+    for r in ROWS:
         assert (tmp_path / "b" / r["repo"]).read_bytes() == (INSTANCES.parent / r["repo"]).read_bytes()
     shutil.rmtree(tmp_path / "b")
 
 
-def test_failed_run_keeps_existing_output(reason, tmp_path):
-    inst = json.loads(INSTANCES.read_text().splitlines()[0])
-    inst["repo"] = str(INSTANCES.parent / inst["repo"])
-    inst["base_commit"] = "deadbeef" * 5
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps(inst) + "\n")
-    out, trees = tmp_path / "preds.jsonl", tmp_path / "trees.jsonl"
-    for path in (out, trees):
-        path.write_text('{"type": "swe.prediction", "schema": 1}\n')
-    res = reason("swe-search", "run", "--instances", str(bad), "-n", "2", "--out", str(out), "--trees", str(trees))
-    assert res.returncode == 2 and "'base_commit'" in res.stderr and len(res.stderr.strip().splitlines()) == 1
-    assert out.read_text() == trees.read_text() == '{"type": "swe.prediction", "schema": 1}\n'
+def test_benchmark_shape():
+    families = Counter(r["family"] for r in ROWS)
+    assert len(ROWS) >= 50
+    traps = [r for r in ROWS if r["family"].startswith("trap")]
+    assert 3 * len(traps) >= len(ROWS) and all(r["trap_patch"] for r in traps)
+    assert families["valley"] >= 5 and all(r["edits"] == 2 for r in ROWS if r["family"] == "valley")
+    assert {r["edits"] for r in ROWS if r["family"].startswith("multi")} == {3, 4, 5}
+    for r in ROWS:
+        hidden = json.loads(r["FAIL_TO_PASS"])
+        assert hidden and all(t.startswith("tests/test_issue.py::") for t in hidden)  # only via test_patch
+        assert "+++ b/tests/test_issue.py" in r["test_patch"] and "```python" in r["problem_statement"]
+        assert not any(t.startswith("tests/test_issue.py") for t in json.loads(r["PASS_TO_PASS"]))
 
 
-def test_trees_to_the_same_file_as_out(reason, tmp_path):
-    out = tmp_path / "all.jsonl"
-    res = reason("swe-search", "run", "--instances", str(INSTANCES), "--instance", "mini__filters-1", "-n", "6",
-                 "--out", str(out), "--trees", str(out), "--seed", "0")
+def test_compare_runs_every_strategy_and_summarizes(reason, tmp_path):
+    out = tmp_path / "cmp.jsonl"
+    # mcts: one run read at each budget; restarts: one run per budget (its shares depend on the budget)
+    res = reason("swe-search", "compare", "--instance", "bench__simple-1", "--budgets", "4,8", "--seeds", "0",
+                 "--strategies", "mcts,restarts", "--target-budget", "8", "--out", str(out))
     assert res.returncode == 0, res.stderr
-    records = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [r["type"] for r in records] == ["swe.prediction", "swe.tree"]
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    runs, summary = recs[:-1], recs[-1]
+    assert {(r["strategy"], r["budget"]) for r in runs} == {(s, b) for s in ("mcts", "restarts") for b in (4, 8)}
+    assert all(r["expansions"] <= r["budget"] for r in runs)
+    assert summary["type"] == "swe.compare_summary" and summary["mcnemar"]["baseline"] == "restarts"
+    assert summary["curves"]["mcts"]["8"] == sum(r["resolved"] for r in runs if r["strategy"] == "mcts"
+                                                 and r["budget"] == 8)
+    assert "McNemar at 8 nodes, mcts vs restarts" in res.stderr
+
+
+def test_mcnemar_exact_p():
+    from toolkit.swe_search.compare import mcnemar
+
+    assert mcnemar([(True, False)] * 6 + [(True, True)] * 10) == (6, 0, 0.03125)  # 2 * 0.5**6
+    assert mcnemar([(True, False), (False, True)] * 3) == (3, 3, 1.0)
+    assert mcnemar([(False, False)]) == (0, 0, 1.0)

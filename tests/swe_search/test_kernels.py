@@ -33,6 +33,11 @@ def test_numba_matches_reference_on_random_trees(seed, size, visited):
     assert v1.tolist() == v2 and s1.tolist() == s2
 
 
+def _paper(**kw):
+    """The paper's eq. 3 (numba kernel) with C on its raw scale."""
+    return UCTParams(selector="paper", c_scale=1.0, **kw)
+
+
 def _tree(rewards_by_parent):
     """Build a tree from [(parent, reward), ...] through the real Tree API."""
     t = Tree(max_expansions=3, capacity=2)
@@ -47,39 +52,39 @@ def _tree(rewards_by_parent):
 def test_exploitation_prefers_higher_value():
     t = _tree([(0, 10.0), (0, 50.0)])
     t.terminal[0] = 1
-    assert t.select(UCTParams(c=0.0, alpha=0.0, gamma=0.0)) == 2
+    assert t.select(_paper(c=0.0, alpha=0.0, gamma=0.0)) == 2
 
 
 def test_exploration_prefers_fewer_visits():
     # equal mean value; node 1 visited 3 times, node 2 once
     t = _tree([(0, 20.0), (0, 20.0), (1, 20.0), (1, 20.0)])
     t.terminal[[0, 3, 4]] = 1
-    assert t.select(UCTParams(c=0.0, alpha=0.0, gamma=0.0)) == 1  # tie on value -> lowest index
-    assert t.select(UCTParams(c=5.0, alpha=0.0, gamma=0.0)) == 2
+    assert t.select(_paper(c=0.0, alpha=0.0, gamma=0.0)) == 1  # tie on value -> lowest index
+    assert t.select(_paper(c=5.0, alpha=0.0, gamma=0.0)) == 2
 
 
 def test_depth_bonus_prefers_shallow_and_penalty_prefers_shallow():
     # node 1 (depth 1) value 0, node 2 (depth 2) value 30
     t = _tree([(0, 0.0), (1, 30.0)])
     t.terminal[0] = 1
-    plain = UCTParams(c=0.0, alpha=0.0, gamma=0.0)
+    plain = _paper(c=0.0, alpha=0.0, gamma=0.0)
     assert t.select(plain) == 2
-    assert t.select(UCTParams(c=0.0, alpha=200.0, beta=0.8, gamma=0.0)) == 1  # bonus 200 vs 89.9
-    assert t.select(UCTParams(c=0.0, alpha=0.0, gamma=100.0)) == 1  # penalty 100 vs 141.4
+    assert t.select(_paper(c=0.0, alpha=200.0, beta=0.8, gamma=0.0)) == 1  # bonus 200 vs 89.9
+    assert t.select(_paper(c=0.0, alpha=0.0, gamma=100.0)) == 1  # penalty 100 vs 141.4
 
 
 def test_unvisited_nodes_first_and_full_nodes_skipped():
     t = _tree([(0, 90.0)])
     extra = t.add_child(0, NodeInfo(kind="step"))  # never evaluated
-    assert t.select(UCTParams()) == extra
+    assert t.select(_paper()) == extra
     t.backpropagate(extra, -100.0)
     t.add_child(0, NodeInfo(kind="step"))
     t.backpropagate(3, -100.0)
     # root now has 3 children: never selected again
     for _ in range(3):
-        assert t.select(UCTParams()) != 0
+        assert t.select(_paper()) != 0
     t.terminal[:] = 1
-    assert t.select(UCTParams()) == -1
+    assert t.select(_paper()) == -1
 
 
 def test_tree_grows_and_backpropagates():

@@ -22,3 +22,12 @@ def test_show_malformed_tree_is_one_line(reason, tmp_path):
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
     assert "swe.tree record for x: nodes[0]: field 'reward' missing or not a number" in res.stderr
+
+
+def test_labels_mark_chosen_and_duplicate_nodes():
+    from toolkit.swe_search.render import _label
+
+    node = {**_node(2), "action": {"name": "view_code", "args": {"path": "m.py"}}, "duplicate_of": 1}
+    text = _label(node, chosen=2, width=40)
+    assert "#2 view_code" in text and "<= chosen" in text and "(duplicate of #1)" in text
+    assert "duplicate" not in _label({**node, "duplicate_of": -1}, chosen=None, width=40)

@@ -16,13 +16,23 @@ from toolkit.swe_search.workspace import Workspace
 TESTS = ["tests/test_ops.py::test_add", "tests/test_ops.py::test_double"]
 
 
+HIDDEN = "tests/test_issue.py::test_add"
+TEST_PATCH = ("diff --git a/tests/test_issue.py b/tests/test_issue.py\nnew file mode 100644\n--- /dev/null\n"
+              "+++ b/tests/test_issue.py\n@@ -0,0 +1,5 @@\n+from calc.ops import add\n+\n+\n+def test_add():\n"
+              "+    assert add(2, 3) == 5\n")
+ISSUE = "add() subtracts:\n\n```python\nfrom calc.ops import add\nassert add(4, 1) == 5\n```\n"
+VISIBLE = {"calc/__init__.py": FILES["calc/__init__.py"], "calc/ops.py": FILES["calc/ops.py"],
+           "tests/test_ops.py": "from calc.ops import double\n\n\ndef test_double():\n    assert double(4) == 8\n"}
+
+
 def _instance(repo, commit, **kw):
-    return Instance("t-1", repo, commit, "add() subtracts", ["tests/test_ops.py::test_add"],
-                    ["tests/test_ops.py::test_double"], **kw)
+    """FAIL_TO_PASS exists only in test_patch; the statement carries a reproduction."""
+    return Instance("t-1", repo, commit, ISSUE, [HIDDEN], [TESTS[1]], test_patch=TEST_PATCH, **kw)
 
 
-def test_offline_search_fixes_bug_and_leaves_user_checkout_byte_identical(user_repo, private_tmp):
-    root, commit = user_repo
+def test_offline_search_never_runs_hidden_tests_and_leaves_user_checkout_byte_identical(tmp_path, private_tmp):
+    root = tmp_path / "user-checkout"
+    commit = make_repo(root, VISIBLE)
     (root / "untracked.txt").write_text("user's own file\n")
     before = snapshot(root)
     pred, tree = solve(_instance(root, commit), config_from({"iterations": 6, "test_timeout": 60}))
@@ -30,11 +40,18 @@ def test_offline_search_fixes_bug_and_leaves_user_checkout_byte_identical(user_r
     again = solve(_instance(root, commit), config_from({"iterations": 6, "test_timeout": 60}))
     assert json.dumps(again) == json.dumps([pred, tree])  # same inputs + seed => identical records
     assert "-    return a - b\n+    return a + b\n" in pred["model_patch"]
+    assert "test_reproduce_issue" not in pred["model_patch"]  # the reproduction stays out of the patch
     assert snapshot(root) == before
     assert list(private_tmp.iterdir()) == []
     kinds = [n["kind"] for n in tree["nodes"]]
     assert kinds[0] == "root" and "finish" in kinds
     assert tree["nodes"][0]["visits"] == pred["expansions"]
+    # the agent ran the visible test and its reproduction, never the hidden one; the final check did
+    assert tree["agent_tests"] == [TESTS[1], "test_reproduce_issue.py::test_reproduction"]
+    assert tree["agent_commands"] and not any("test_issue" in c for c in tree["agent_commands"])
+    assert all(c.endswith("tests/test_issue.py::test_add tests/test_ops.py::test_double")
+               for c in tree["final_commands"])
+    assert tree["final_tests"] == {HIDDEN: "passed", TESTS[1]: "passed"}
 
 
 def test_actions_refuse_edits_outside_and_non_unique(user_repo, tmp_path, private_tmp):
@@ -111,6 +128,22 @@ def test_test_command_uses_this_interpreter(user_repo):
     assert report.outcomes == {TESTS[0]: "failed", TESTS[1]: "passed"}
     argv = build_test_argv(None, ["t"])
     assert argv[:3] == [sys.executable, "-m", "pytest"] and argv[-1] == "t"
+
+
+def test_instance_patches_are_checked_by_name(user_repo, private_tmp):
+    root, commit = user_repo
+    missing = TEST_PATCH.replace("new file mode 100644\n--- /dev/null", "--- a/tests/test_gone.py")
+    missing = missing.replace("+++ b/tests/test_issue.py", "+++ b/tests/test_gone.py")
+    with pytest.raises(InputError, match=r"^x.jsonl:1: instance t-1: test_patch changes tests/test_gone.py, which is "
+                                         r"not in the repository at base_commit$"):
+        solve(Instance("t-1", root, commit, ISSUE, [HIDDEN], [TESTS[1]], where="x.jsonl:1", test_patch=missing),
+              config_from({"iterations": 1}))
+    clash = TEST_PATCH.replace("new file mode 100644\n--- /dev/null\n+++ b/tests/test_issue.py",
+                               "--- a/tests/test_ops.py\n+++ b/tests/test_ops.py")
+    inst = Instance("t-2", root, commit, ISSUE, [HIDDEN], [TESTS[1]], where="x.jsonl:2", test_patch=clash)
+    with pytest.raises(InputError, match=r"^x.jsonl:2: instance t-2: test_patch does not apply to base_commit"):
+        solve(inst, config_from({"iterations": 1}))
+    assert list(private_tmp.iterdir()) == []
 
 
 def test_test_output_does_not_depend_on_the_callers_terminal_or_ci(tmp_path, monkeypatch):

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolkit.swe_search.localize import is_test_file
 from toolkit.swe_search.testrun import RunReport, run_tests
 from toolkit.swe_search.workspace import Workspace, resolve_path
 
@@ -38,6 +39,13 @@ class Env:
     test_ids: list[str]
     test_cmd: str | None = None
     test_timeout: float = 60.0
+    python: str | None = None
+    log: list | None = None  # test commands run
+
+    def agent_tests(self) -> list[str]:
+        """The visible tests plus test files the trajectory added (e.g. a reproduction test)."""
+        added = [f for f in self.ws.added_files() if f.endswith(".py") and is_test_file(f)]
+        return list(dict.fromkeys(self.test_ids + added))
 
 
 def python_files(root: Path) -> list[Path]:
@@ -145,8 +153,8 @@ def create_file(env: Env, path: str, content: str) -> Observation:
 
 
 def run_tests_action(env: Env, coverage_dir: Path | None = None) -> Observation:
-    report = run_tests(env.ws.root, env.test_ids, test_cmd=env.test_cmd, timeout=env.test_timeout,
-                       coverage_dir=coverage_dir)
+    report = run_tests(env.ws.root, env.agent_tests(), test_cmd=env.test_cmd, timeout=env.test_timeout,
+                       coverage_dir=coverage_dir, python=env.python, log=env.log)
     env.ws.checkout(env.ws.head)  # drop files the tests wrote
     failing = [t for t, o in report.outcomes.items() if o != "passed"]
     head = f"Tests: {report.summary()}."

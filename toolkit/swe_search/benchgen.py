@@ -1,8 +1,12 @@
-"""Build the mini-benchmark: one git bundle per project (its single commit holds the buggy code and the
-tests) and an instances.jsonl in SWE-bench format. Fixed author and dates make the output reproducible."""
+"""Build the benchmark: one git bundle per project (its single commit holds the buggy code and the visible
+tests) and an instances.jsonl in the SWE-bench dataset's published form (FAIL_TO_PASS / PASS_TO_PASS as JSON
+strings, `test_patch` adding the hidden tests, `patch` the reference fix, `version`,
+`environment_setup_commit`), plus `family` and `trap_patch`. Fixed author and dates make the output
+reproducible. `verify` checks every instance's promises with the real test runner."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -12,8 +16,10 @@ from typing import Any
 
 from toolkit.core.errors import RuntimeFailure
 from toolkit.core.records import RecordWriter
-from toolkit.swe_search.bench_projects import PROJECTS
+from toolkit.swe_search.bench_families import all_projects
 
+# plugins of the running environment play no part in these tiny projects; not loading them halves a run
+BENCH_TEST_CMD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python -m pytest -q -p no:cacheprovider --tb=short"
 DATE = "2025-01-01T00:00:00+00:00"
 GIT_ENV = {"GIT_AUTHOR_NAME": "reason", "GIT_AUTHOR_EMAIL": "reason@localhost", "GIT_AUTHOR_DATE": DATE,
            "GIT_COMMITTER_NAME": "reason", "GIT_COMMITTER_EMAIL": "reason@localhost", "GIT_COMMITTER_DATE": DATE,
@@ -36,12 +42,16 @@ def buggy_files(project: dict[str, Any]) -> dict[str, str]:
     return files
 
 
-def gold_patch(root: Path, project: dict[str, Any]) -> str:
-    """The fix as a patch against the buggy commit (the SWE-bench `patch` field)."""
-    for path, content in project["files"].items():
+def _diff_of(root: Path, changes: dict[str, str]) -> str:
+    """The patch that writes `changes` ({path: content}) over the committed state; the tree is reset after."""
+    for path, content in changes.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(content, encoding="utf-8")
+    _git(root, "add", "-A", "-N")
     patch = _git(root, "diff", "--no-color", raw=True)
+    _git(root, "reset", "--quiet")
     _git(root, "checkout", "--quiet", "--", ".")
+    _git(root, "clean", "-fdq")
     return patch
 
 
@@ -51,30 +61,87 @@ def build_project(project: dict[str, Any], out_dir: Path) -> dict[str, Any]:
         root = work / project["name"]
         root.mkdir()
         _git(root, "init", "--quiet", "--initial-branch=main")
-        for path, content in sorted(buggy_files(project).items()):
+        buggy = buggy_files(project)
+        for path, content in sorted(buggy.items()):
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_text(content, encoding="utf-8")
         (root / ".gitignore").write_text("__pycache__/\n*.pyc\n", encoding="utf-8")
         _git(root, "add", "-A")
         _git(root, "commit", "--quiet", "-m", f"{project['name']}: initial version")
         commit = _git(root, "rev-parse", "HEAD")
-        patch = gold_patch(root, project)
+        patch = _diff_of(root, {p: c for p, c in project["files"].items() if c != buggy[p]})
+        test_patch = _diff_of(root, {"tests/test_issue.py": project["hidden"]})
+        trap_patch = ""
+        if project["trap"]:
+            path, old, new = project["trap"]
+            if buggy[path].count(old + "\n") != 1:
+                raise RuntimeFailure(f"project {project['name']}: trap line {old!r} is not unique in {path}")
+            trap_patch = _diff_of(root, {path: buggy[path].replace(old + "\n", new + "\n", 1)})
         bundle = out_dir / "repos" / f"{project['name']}.bundle"
         bundle.parent.mkdir(parents=True, exist_ok=True)
         _git(root, "bundle", "create", "--quiet", str(bundle), "main")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return {"instance_id": f"mini__{project['name']}-1", "repo": f"repos/{project['name']}.bundle",
+    return {"instance_id": f"bench__{project['name']}", "repo": f"repos/{project['name']}.bundle",
             "base_commit": commit, "problem_statement": project["problem"],
-            "FAIL_TO_PASS": project["fail_to_pass"], "PASS_TO_PASS": project["pass_to_pass"],
-            "patch": patch, "edits": len(project["bugs"])}
+            "FAIL_TO_PASS": json.dumps(project["hidden_ids"]), "PASS_TO_PASS": json.dumps(project["visible_ids"]),
+            "test_patch": test_patch, "patch": patch, "version": "0.1", "environment_setup_commit": commit,
+            "test_cmd": BENCH_TEST_CMD, "family": project["family"], "edits": len(project["bugs"]),
+            "trap_patch": trap_patch}
 
 
 def generate(out_dir: Path) -> list[dict[str, Any]]:
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    rows = [build_project(p, out_dir) for p in PROJECTS]
+    old = out_dir / "repos"
+    if old.is_dir():
+        for bundle in old.glob("*.bundle"):
+            bundle.unlink()
+    rows = [build_project(p, out_dir) for p in all_projects()]
     with RecordWriter(out_dir / "instances.jsonl") as writer:
         for row in rows:
             writer.write(row)
     return rows
+
+
+def verify(instances: Path) -> list[str]:
+    """Problems with the benchmark's promises (empty when all hold): FAIL_TO_PASS fails at base_commit and
+    passes with the reference patch, PASS_TO_PASS passes in both; the trap passes the visible tests and the
+    statement's reproduction and fails a hidden test."""
+    from toolkit.swe_search.instances import load_instances
+    from toolkit.swe_search.offline import REPRO_NAME, REPRO_PATH, reproduction_test
+    from toolkit.swe_search.testrun import run_tests
+    from toolkit.swe_search.workspace import Workspace
+
+    rows = {json.loads(line)["instance_id"]: json.loads(line) for line in Path(instances).read_text().splitlines()}
+    problems = []
+    for inst in load_instances(instances):
+        row = rows[inst.instance_id]
+        repro = reproduction_test(inst.problem_statement)
+        with Workspace(inst.repo, inst.base_commit, inst.instance_id) as ws:
+            def outcomes(patch: str, ws=ws, inst=inst, repro=repro) -> dict[str, str]:
+                """The hidden, visible and reproduction tests with `patch` applied."""
+                ws.apply_on_base(patch)
+                ws.apply(inst.test_patch, "test_patch")
+                (ws.root / REPRO_PATH).write_text(repro, encoding="utf-8")
+                ids = inst.test_ids + [f"{REPRO_PATH}::{REPRO_NAME}"]
+                return run_tests(ws.root, ids, test_cmd=inst.test_cmd, timeout=120).outcomes
+
+            base, gold = outcomes(""), outcomes(row["patch"])
+            repro_id = f"{REPRO_PATH}::{REPRO_NAME}"
+            if base[repro_id] == "passed" or gold[repro_id] != "passed":
+                problems.append(f"{inst.instance_id}: reproduction {base[repro_id]} at base, "
+                                f"{gold[repro_id]} fixed")
+            for t in inst.fail_to_pass:
+                if base[t] == "passed" or gold[t] != "passed":
+                    problems.append(f"{inst.instance_id}: FAIL_TO_PASS {t}: {base[t]} at base, {gold[t]} fixed")
+            for t in inst.pass_to_pass:
+                if base[t] != "passed" or gold[t] != "passed":
+                    problems.append(f"{inst.instance_id}: PASS_TO_PASS {t}: {base[t]} at base, {gold[t]} fixed")
+            if row.get("trap_patch"):
+                trap = outcomes(row["trap_patch"])
+                if any(trap[t] != "passed" for t in inst.pass_to_pass + [repro_id]):
+                    problems.append(f"{inst.instance_id}: the trap fails a visible or reproduction test")
+                if all(trap[t] == "passed" for t in inst.fail_to_pass):
+                    problems.append(f"{inst.instance_id}: the trap passes every hidden test")
+    return problems

@@ -39,8 +39,13 @@ You judge the last step of a software agent's trajectory towards resolving an is
 A finish without any test change cannot score 75 or more."""
 
 DEBATE_SYSTEM = f"""{DEBATE_ROLE}
-Several candidate patches were proposed for the issue. Argue which one resolves it best, considering the
-other agents' arguments when given. Reply as <Explanation>...</Explanation><Choice>candidate number</Choice>."""
+Several candidate patches were proposed for the issue, each with the value agent's reward and explanation.
+Argue which one resolves it best, considering the other agents' arguments when given.
+Reply as <Explanation>...</Explanation><Choice>candidate number</Choice>."""
+
+CONCLUSION_SYSTEM = f"""{DEBATE_ROLE}
+You conclude a debate between agents about which candidate patch resolves the issue. Weigh their final
+arguments and give the final decision. Reply as <Explanation>...</Explanation><Choice>candidate number</Choice>."""
 
 
 def _clip(text: str, n: int = OBS_CHARS) -> str:
@@ -87,6 +92,23 @@ def parse_value(text: str) -> tuple[int | None, str, str]:
     return value, _tag(text, "Explanation"), _tag(text, "Feedback_to_Alternative_Branch")
 
 
+def sibling_feedback(ep: Episode, node: int) -> str:
+    """What earlier children of `node` did, how the value agent scored them and why, and its advice."""
+    lines = []
+    for c in ep.tree.children_of(node):
+        info = ep.tree.info[c]
+        action = json.dumps({"name": (info.action or {}).get("name"), "args": (info.action or {}).get("args")},
+                            ensure_ascii=False)
+        value = f"{info.reward:g}" if info.rewarded else "not valued (duplicate)"
+        line = f"- Action: {_clip(action, 400)}\n  Value: {value}\n  Explanation: {_clip(info.explanation, 400)}"
+        if info.feedback:
+            line += f"\n  Feedback: {_clip(info.feedback, 400)}"
+        lines.append(line)
+    if not lines:
+        return ""
+    return "\n\nEarlier attempts from this same state (do something different):\n" + "\n".join(lines)
+
+
 def touches_tests(patch: str) -> bool:
     files = re.findall(r"^\+\+\+ b/(.+)$", patch, re.MULTILINE)
     return any(is_test_file(f) for f in files)
@@ -99,11 +121,7 @@ class ActionAgent:
     max_tokens: int = 512
 
     def messages(self, ep: Episode, node: int) -> list[dict[str, str]]:
-        feedback = [ep.tree.info[c].feedback for c in ep.tree.children_of(node) if ep.tree.info[c].feedback]
-        hint = ""
-        if feedback:
-            hint = "\n\nFeedback from earlier attempts at this point (try something different):\n" + "\n".join(
-                f"- {f}" for f in feedback)
+        hint = sibling_feedback(ep, node)
         user = (f"Issue:\n{ep.inst.problem_statement}\n\nTrajectory so far:\n{render_trajectory(ep, node)}{hint}\n\n"
                 "Choose the next action.")
         return [{"role": "system", "content": ACTION_SYSTEM}, {"role": "user", "content": user}]
@@ -149,8 +167,10 @@ class Discriminator:
     max_tokens: int = 384
 
     def choose(self, ep: Episode, nodes: list[int]) -> tuple[int | None, list[dict[str, Any]]]:
-        listing = "\n\n".join(f"Candidate {k}:\n{_clip(ep.tree.info[n].patch, 2000)}"
-                              for k, n in enumerate(nodes, 1))
+        listing = "\n\n".join(
+            f"Candidate {k}:\nReward: {ep.tree.info[n].reward:g}\n"
+            f"Explanation: {_clip(ep.tree.info[n].explanation, 500)}\nPatch:\n{_clip(ep.tree.info[n].patch, 2000)}"
+            for k, n in enumerate(nodes, 1))
         base = f"Issue:\n{ep.inst.problem_statement}\n\n{listing}"
         log: list[dict[str, Any]] = []
         previous: list[str] = []
@@ -167,14 +187,28 @@ class Discriminator:
                                            {"role": "user", "content": user}], n=1, temperature=self.temperature,
                                           max_tokens=self.max_tokens).text
                 replies.append(reply)
-                m = re.search(r"\d+", _tag(reply, "Choice"))
-                choice = int(m.group()) if m and 1 <= int(m.group()) <= len(nodes) else None
+                choice = self._choice(reply, len(nodes))
                 log.append({"round": r + 1, "agent": a + 1, "choice": choice, "reply": _clip(reply, 600)})
             previous = replies
             votes = [e["choice"] for e in log if e["round"] == r + 1 and e["choice"] is not None]
+        # the conclusion step: one more call reads the final arguments and decides
+        arguments = "\n".join(f"Agent {j + 1}: {_clip(t, 600)}" for j, t in enumerate(previous))
+        reply = self.llm.complete([{"role": "system", "content": CONCLUSION_SYSTEM},
+                                   {"role": "user", "content": f"{base}\n\nFinal arguments:\n{arguments}\n\n"
+                                                               "Which candidate resolves the issue?"}],
+                                  n=1, temperature=0.0, max_tokens=self.max_tokens).text
+        choice = self._choice(reply, len(nodes))
+        log.append({"round": "conclusion", "agent": None, "choice": choice, "reply": _clip(reply, 600)})
+        if choice is not None:
+            return nodes[choice - 1], log
         if not votes:
             return None, log
         ranked = Counter(votes).most_common()
         if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
             return None, log
         return nodes[ranked[0][0] - 1], log
+
+    @staticmethod
+    def _choice(reply: str, n: int) -> int | None:
+        m = re.search(r"\d+", _tag(reply, "Choice"))
+        return int(m.group()) if m and 1 <= int(m.group()) <= n else None

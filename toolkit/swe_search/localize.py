@@ -29,11 +29,13 @@ def is_test_file(rel: str) -> bool:
         or name == "conftest.py"
 
 
-def context_name(test_id: str) -> str:
-    """pytest id 'tests/test_x.py::TestA::test_b[1]' -> coverage test_function context 'test_x.TestA.test_b'."""
+def context_name(test_id: str, package: bool = False) -> str:
+    """pytest id 'tests/test_x.py::TestA::test_b[1]' -> coverage test_function context 'test_x.TestA.test_b'
+    (or 'tests.test_x.TestA.test_b' with `package`, for test directories that are packages)."""
     path, _, rest = test_id.partition("::")
     rest = rest.split("[", 1)[0]
-    return ".".join([Path(path).stem, *[p for p in rest.split("::") if p]])
+    module = Path(path).with_suffix("").as_posix().replace("/", ".") if package else Path(path).stem
+    return ".".join([module, *[p for p in rest.split("::") if p]])
 
 
 def coverage_spectrum(report: RunReport, root: Path) -> dict[tuple[str, int], set[str]]:
@@ -100,12 +102,15 @@ def localize(report: RunReport, root: Path) -> list[Suspect]:
     failing = {context_name(t) for t, o in report.outcomes.items() if o != "passed"}
     if not failing:
         return []
+    n_failing = len(failing)
+    # a test module inside a package is named with it (tests.test_x.test_y): both spellings count
+    failing |= {context_name(t, package=True) for t, o in report.outcomes.items() if o != "passed"}
     scores: dict[tuple[str, int], float] = {}
     for key, contexts in coverage_spectrum(report, root).items():
         ef = len(contexts & failing)
         ep = len(contexts - failing)
         if ef:
-            scores[key] = ef / math.sqrt(len(failing) * (ef + ep))
+            scores[key] = ef / math.sqrt(n_failing * (ef + ep))
     for key in traceback_lines(report.output, root):
         scores[key] = scores.get(key, 0.0) + TRACE_BONUS
     for key, score in signature_lines(scores, root).items():

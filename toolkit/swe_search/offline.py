@@ -1,5 +1,9 @@
 """The model-free agent: fault localization + mutations as the action proposer, test pass rate as the value.
 
+The agent sees what a SWE-bench agent sees: the repository and the problem statement. Its tests are the
+visible ones (PASS_TO_PASS) plus a reproduction test it writes from the problem statement's ```python
+blocks that hold an `assert` (kept out of every patch). It never runs FAIL_TO_PASS.
+
 Proposals at a node, in order: `finish` when every target test passes; otherwise (linear agent only), when
 the node's own edit did not make more target tests pass, undoing that edit; then mutations of the most
 suspicious lines (Ochiai over per-test coverage plus traceback lines and enclosing `def` lines; ties shuffled
@@ -11,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +27,18 @@ if TYPE_CHECKING:
     from toolkit.swe_search.search import Episode
 
 TOP_LINES = 6
+REPRO_PATH = "test_reproduce_issue.py"
+REPRO_NAME = "test_reproduction"
+CODE_BLOCK = re.compile(r"```(?:python|py)?\n(.*?)```", re.DOTALL)
+
+
+def reproduction_test(problem_statement: str) -> str | None:
+    """A pytest file made of the statement's code blocks that assert something; None when there is none."""
+    blocks = [b for b in CODE_BLOCK.findall(problem_statement) if re.search(r"^\s*assert\b", b, re.MULTILINE)]
+    if not blocks:
+        return None
+    body = "\n".join(textwrap.indent(textwrap.dedent(b).strip("\n"), "    ") for b in blocks)
+    return f"def {REPRO_NAME}():\n{body}\n"
 
 
 def _digest(text: str) -> str:
@@ -70,6 +88,10 @@ class OfflineProposer:
 
     def _fingerprint(self, files: dict[str, str]) -> frozenset:
         return frozenset((p, h) for p, h in files.items() if h != self._base.get(p))
+
+    def reproduction(self, inst) -> dict[str, tuple[str, str]]:
+        text = reproduction_test(inst.problem_statement)
+        return {REPRO_PATH: (REPRO_NAME, text)} if text else {}
 
     def on_child(self, ep: Episode, node: int, child: int, action: dict[str, Any], changed: bool) -> None:
         files = action.get("files") if changed else None
@@ -162,14 +184,14 @@ class OfflineProposer:
 
 @dataclass
 class OfflineValue:
-    """Value = pass rate of FAIL_TO_PASS + PASS_TO_PASS at the node's state, in -100..100."""
+    """Value = pass rate of the agent's tests (visible + reproduction) at the node's state, in -100..100."""
 
     def evaluate(self, ep: Episode, node: int) -> tuple[float, str, str]:
         report = ep.report_at(node)
         outcomes = report.outcomes if report is not None else {}
         value = pass_value(outcomes)
         passing = sum(o == "passed" for o in outcomes.values())
-        explanation = f"{passing}/{len(outcomes)} target tests pass"
+        explanation = f"{passing}/{len(outcomes)} visible and reproduction tests pass"
         info = ep.tree.info[node]
         feedback = ""
         if info.kind == "step" and edit_key(info.action or {}):

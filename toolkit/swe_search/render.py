@@ -20,6 +20,8 @@ def _label(node: dict[str, Any], chosen: int | None, width: int) -> str:
         args = args[: width - 3] + "..."
     name = action.get("name", "start")
     mark = " [bold magenta]<= chosen[/]" if node["id"] == chosen else ""
+    if isinstance(node.get("duplicate_of"), int) and node["duplicate_of"] >= 0:
+        mark += f" [dim](duplicate of #{node['duplicate_of']})[/]"
     style = STYLE.get(node.get("kind", "step"), "")
     head = f"[{style}]#{node['id']} {escape(name)}[/]" if style else f"#{node['id']} {escape(name)}"
     return (f"{head} {escape(args)}  reward={node['reward']:g} value={node['value']:g} "

@@ -1,11 +1,22 @@
-"""One instance's search: MCTS (UCT selection over the flat tree) or the linear baseline (one greedy
-trajectory), with the same proposer, value function and node budget."""
+"""One instance's search with one proposer, value function and node budget, by strategy:
+
+- `mcts`: UCT selection over the tree (selector.py / kernels.py), expand, value, backpropagate;
+- `linear`: one greedy trajectory, no going back (the paper's linear agent);
+- `linear-undo`: the same, but the proposer may undo an edit that did not raise the value;
+- `restarts`: best-of-k: k linear trajectories from the root, each with an equal share of the nodes.
+
+The agent's tests are the visible ones (PASS_TO_PASS, which exist in the repository), the reproduction test
+the proposer derives from the problem statement, and test files the agent adds itself. FAIL_TO_PASS tests
+arrive with `test_patch` and are run only by the final check (runner.py).
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolkit.core.errors import InputError
 from toolkit.swe_search.actions import Env, execute
 from toolkit.swe_search.instances import Instance
 from toolkit.swe_search.localize import coverage_spectrum
@@ -13,52 +24,71 @@ from toolkit.swe_search.testrun import RunReport, run_tests
 from toolkit.swe_search.tree import NodeInfo, Tree, UCTParams
 from toolkit.swe_search.workspace import Workspace
 
+STRATEGIES = ("mcts", "linear", "linear-undo", "restarts")
+
+
+class InstanceError(InputError):
+    """A problem with one instance (its tests, patches or repository): reported per instance."""
+
 
 @dataclass
 class SearchConfig:
-    strategy: str = "mcts"  # mcts | linear
+    strategy: str = "mcts"
     iterations: int = 100  # expansions (nodes) per instance
     uct: UCTParams = field(default_factory=UCTParams)
-    max_finished: int = 3
+    max_finished: int = 3  # stop at this many finished nodes with distinct parents
+    min_finished: int = 2  # the reward threshold stops the search only with this many
     reward_threshold: float = 100.0
     max_cost: int = 0  # LLM tokens (prompt + completion); 0 = no limit
     test_timeout: float = 60.0
     seed: int = 0
+    restarts: int = 5
+    python: str | None = None  # the repository environment's interpreter
 
 
 class Episode:
     """The tree, the workspace and the agents of one instance."""
 
     def __init__(self, inst: Instance, ws: Workspace, cfg: SearchConfig, proposer, valuer, *,
-                 auto_test: bool, cost=None) -> None:
+                 auto_test: bool, cost=None, cache: dict | None = None) -> None:
         self.inst, self.ws, self.cfg = inst, ws, cfg
         self.proposer, self.valuer = proposer, valuer
         self.auto_test = auto_test
         self.cost = cost or (lambda: 0)
-        self.env = Env(ws, inst.test_ids, inst.test_cmd, cfg.test_timeout)
-        self.tree = Tree(cfg.uct.max_expansions)
+        self.commands: list[str] = []  # every test command the search ran
+        repro = proposer.reproduction(inst) if hasattr(proposer, "reproduction") else {}
+        ws.set_scratch_files(repro)
+        self.test_ids = inst.visible_ids + [f"{path}::{name}" for path, (name, _) in repro.items()]
+        self.env = Env(ws, self.test_ids, inst.test_cmd, cfg.test_timeout, python=cfg.python, log=self.commands)
+        width = max(cfg.uct.max_expansions, cfg.restarts if cfg.strategy == "restarts" else 1)
+        self.tree = Tree(width)
         self.reports: dict[int, RunReport] = {}
-        self._by_state: dict[str, RunReport] = {}  # git tree hash -> report (undo revisits a state)
+        self._by_state: dict[str, RunReport] = cache if cache is not None else {}
         self.finished: list[int] = []
         root = NodeInfo(commit=ws.base, kind="root", observation=f"Repository at {ws.base[:12]}.")
         self.tree.add_root(root)
+        report = self._test()
+        if not any(o != "missing" for o in report.outcomes.values()):
+            tail = " | ".join(line.strip() for line in report.output.strip().splitlines()[-3:] if line.strip())
+            raise InstanceError(f"{inst.where or inst.instance_id}: instance {inst.instance_id}: the test command "
+                                f"gave no outcome for any test at base_commit (output: {tail[-300:] or 'none'})")
+        root.observation += f"\nTests: {report.summary()}."
         if auto_test:
-            report = self._test()
             self.reports[0] = report
-            root.observation += f"\nTests: {report.summary()}."
             root.tests = dict(report.outcomes)
             root.reward = self.valuer.evaluate(self, 0)[0]
+            root.rewarded = True
             self.tree.reward[0] = root.reward
 
     def _test(self) -> RunReport:
-        state = self.ws.tree_hash()
-        if state in self._by_state:
-            return self._by_state[state]
-        report = run_tests(self.ws.root, self.inst.test_ids, test_cmd=self.inst.test_cmd,
-                           timeout=self.cfg.test_timeout, coverage_dir=self.ws.scratch)
+        key = f"{self.ws.tree_hash()}:{json.dumps(self.test_ids)}"
+        if key in self._by_state:
+            return self._by_state[key]
+        report = run_tests(self.ws.root, self.test_ids, test_cmd=self.inst.test_cmd, timeout=self.cfg.test_timeout,
+                           coverage_dir=self.ws.scratch, python=self.cfg.python, log=self.commands)
         coverage_spectrum(report, self.ws.root)  # keep it: the next run overwrites the data file
         self.ws.checkout(self.ws.head)
-        self._by_state[state] = report
+        self._by_state[key] = report
         return report
 
     def report_at(self, node: int) -> RunReport | None:
@@ -70,6 +100,21 @@ class Episode:
 
     def trajectory(self, node: int) -> list[NodeInfo]:
         return [self.tree.info[i] for i in self.tree.path(node)]
+
+    def _duplicate_of(self, node: int, action: dict[str, Any], commit: str, changed: bool) -> int:
+        """A sibling that took the same action, or reached the same code by an edit; -1 when none."""
+        key = json.dumps({"name": action.get("name"), "args": action.get("args")}, sort_keys=True, default=str)
+        state = self.ws.repo.git.rev_parse(f"{commit}^{{tree}}") if changed else None
+        for sib in self.tree.children_of(node):
+            info = self.tree.info[sib]
+            other = json.dumps({"name": (info.action or {}).get("name"), "args": (info.action or {}).get("args")},
+                               sort_keys=True, default=str)
+            if other == key:
+                return sib
+            if state is not None and info.commit != self.tree.info[node].commit and \
+                    self.ws.repo.git.rev_parse(f"{info.commit}^{{tree}}") == state:
+                return sib
+        return -1
 
     def expand(self, node: int) -> int | None:
         action = self.proposer.propose(self, node)
@@ -87,13 +132,19 @@ class Episode:
         if obs.changed and self.auto_test:
             report = self._test()
             text += f"\nTests: {report.summary()}."
-        info = NodeInfo(action=action, observation=text, commit=commit, kind=kind, patch=self.ws.diff(commit))
+        duplicate = self._duplicate_of(node, action, commit, obs.changed)
+        info = NodeInfo(action=action, observation=text, commit=commit, kind=kind, patch=self.ws.diff(commit),
+                        duplicate_of=duplicate)
         child = self.tree.add_child(node, info)
         if hasattr(self.proposer, "on_child"):
             self.proposer.on_child(self, node, child, proposed, obs.changed)
         if report is not None:
             self.reports[child] = report
             info.tests = dict(report.outcomes)
+        if duplicate >= 0:  # as in the reference: not valued, never expanded
+            self.tree.terminal[child] = 1
+            info.explanation = f"duplicate of node {duplicate}"
+            return child
         value, explanation, feedback = self.valuer.evaluate(self, child)
         info.explanation, info.feedback = explanation, feedback
         self.tree.backpropagate(child, value)
@@ -103,18 +154,35 @@ class Episode:
                 self.finished.append(child)
         return child
 
+    def unique_finished(self, limit: int | None = None) -> list[int]:
+        """Finished nodes, the first per parent (the reference counts finished trajectories this way); with
+        `limit`, only among the first `limit` expansions (the tree a smaller budget would have built)."""
+        seen, out = set(), []
+        for n in self.finished:
+            if limit is not None and n > limit:
+                continue
+            p = int(self.tree.parent[n])
+            if p not in seen:
+                seen.add(p)
+                out.append(n)
+        return out
+
     def _stop(self) -> bool:
-        if len(self.finished) >= self.cfg.max_finished:
+        finished = self.unique_finished()
+        if len(finished) >= self.cfg.max_finished:
             return True
-        if any(self.tree.reward[f] >= self.cfg.reward_threshold for f in self.finished):
+        if any(self.tree.reward[f] >= self.cfg.reward_threshold for f in finished) and \
+                len(finished) >= self.cfg.min_finished:
             return True
         return bool(self.cfg.max_cost) and self.cost() >= self.cfg.max_cost
 
     def run(self) -> None:
-        if self.cfg.strategy == "linear":
-            self.run_linear()
-        else:
+        if self.cfg.strategy == "mcts":
             self.run_mcts()
+        elif self.cfg.strategy == "restarts":
+            self.run_restarts()
+        else:
+            self.run_linear(self.cfg.iterations)
 
     def run_mcts(self) -> None:
         for _ in range(self.cfg.iterations):
@@ -125,25 +193,43 @@ class Episode:
                 break
             self.expand(node)
 
-    def run_linear(self) -> None:
+    def run_linear(self, budget: int) -> None:
+        """One trajectory from the root; stops at a finish, a dead end or the budget (no global stop rule:
+        a linear agent ends at its first finish)."""
         node = 0
-        for _ in range(self.cfg.iterations):
-            if self._stop():
+        for _ in range(budget):
+            if self.cfg.max_cost and self.cost() >= self.cfg.max_cost:
                 break
             child = self.expand(node)
             if child is None or self.tree.terminal[child]:
                 break
             node = child
 
-    def best_by_mean_reward(self, nodes: list[int]) -> int:
-        return max(nodes, key=lambda n: (self.tree.mean_value(n), self.tree.info[n].reward, -n))
+    def run_restarts(self) -> None:
+        k = max(1, min(self.cfg.restarts, self.cfg.iterations))
+        used = 0
+        for r in range(k):
+            share = (self.cfg.iterations - used) // (k - r)  # equal shares; leftovers go to later runs
+            before = self.tree.size
+            self.run_linear(share)
+            used += self.tree.size - before
 
-    def candidates(self) -> tuple[list[int], bool]:
-        """Finished nodes with a non-empty patch; else the best unfinished nodes with one (flag False)."""
-        done = [n for n in self.finished if self.tree.info[n].patch.strip()]
+    def trajectory_mean_reward(self, node: int) -> float:
+        """Mean reward over the nodes of the trajectory (root excluded): the reference's mean-award choice."""
+        path = [i for i in self.tree.path(node)[1:] if self.tree.info[i].rewarded]
+        return sum(self.tree.info[i].reward for i in path) / len(path) if path else 0.0
+
+    def best_by_mean_reward(self, nodes: list[int]) -> int:
+        return max(nodes, key=lambda n: (self.trajectory_mean_reward(n), self.tree.info[n].reward, -n))
+
+    def candidates(self, limit: int | None = None) -> tuple[list[int], bool]:
+        """Finished nodes with a non-empty patch (one per parent); else every valued node with one (flag False)."""
+        done = [n for n in self.unique_finished(limit) if self.tree.info[n].patch.strip()]
         if done:
             return done, True
-        rest = [n for n in range(1, self.tree.size) if self.tree.info[n].patch.strip()]
+        end = self.tree.size if limit is None else min(self.tree.size, limit + 1)
+        rest = [n for n in range(1, end)
+                if self.tree.info[n].patch.strip() and self.tree.info[n].duplicate_of < 0]
         return rest, False
 
     def tree_record(self) -> list[dict[str, Any]]:

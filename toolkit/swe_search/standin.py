@@ -1,9 +1,10 @@
 """A deterministic, rule-based stand-in for an LLM (`--llm py:toolkit.swe_search.standin:respond`).
 
 No real model exists where the shipped replays were made, so this plays all three roles from the prompt
-text alone, the way a cautious agent would: run the tests; take the first non-test source line named in a
-failing traceback; try its mutations one at a time (skipping those that sibling feedback says were tried);
-re-run the tests after an edit; finish when they pass. As value agent it scores test runs by their pass
+text alone, the way a cautious agent would: write the issue's code example as a reproduction test; run the
+tests; take the first non-test source line named in a failing traceback, or else the lines of the function
+the reproduction imports; try its mutations one at a time (skipping those that sibling feedback says were
+tried); re-run the tests after an edit; finish when they pass. As value agent it scores test runs by their pass
 rate; as discriminator it prefers the smallest patch. It exists to record replays, not to solve issues.
 """
 
@@ -15,11 +16,15 @@ import re
 from toolkit.swe_search.llm_agents import ACTION_ROLE, DEBATE_ROLE, VALUE_ROLE
 from toolkit.swe_search.localize import is_test_file
 from toolkit.swe_search.mutate import mutations
+from toolkit.swe_search.offline import REPRO_PATH, reproduction_test
 
 STEP = re.compile(r"^Step \d+: (\{.*\})$", re.MULTILINE)
 FRAME = re.compile(r"^([\w./-]+\.py):\d+: in \w+\n {4}(\S.*)$", re.MULTILINE)
 COUNTS = re.compile(r"Tests: ([^.]*)\.")
 TRIED = re.compile(r"Tried: (.+)$", re.MULTILINE)
+IMPORT = re.compile(r"^\s*from [\w.]+ import ([\w, ]+)$", re.MULTILINE)
+DEFINITION = re.compile(r"^([\w./-]+\.py):\d+$", re.MULTILINE)
+BODY = re.compile(r"^ *\d+ (.*)$", re.MULTILINE)
 
 
 def _steps(text: str) -> list[tuple[dict, str]]:
@@ -43,15 +48,18 @@ def _pass_rate(obs: str) -> float | None:
     return counts.get("passed", 0) / total if total else 0.0
 
 
-def _act(name: str, thought: str, **args) -> str:
-    return json.dumps({"thought": thought, "name": name, "args": args})
+def _act(action: str, thought: str, **args) -> str:
+    return json.dumps({"thought": thought, "name": action, "args": args})
 
 
 def act(user: str) -> str:
-    steps = _steps(user.split("Trajectory so far:", 1)[-1].split("Feedback from earlier attempts", 1)[0])
+    steps = _steps(user.split("Trajectory so far:", 1)[-1].split("Earlier attempts from this same state", 1)[0])
     tried = set(TRIED.findall(user))
     tried |= {a["args"].get("new", "").strip() for a, _ in steps if a["name"] == "string_replace"}
     tests = [obs for a, obs in steps if a["name"] == "run_tests"]
+    repro = reproduction_test(user.split("Trajectory so far:", 1)[0])
+    if repro and not any(a["name"] == "create_file" for a, _ in steps):
+        return _act("create_file", "Reproduce the issue first.", path=REPRO_PATH, content=repro)
     if not tests:
         return _act("run_tests", "First see which tests fail.")
     last, last_obs = steps[-1]
@@ -67,6 +75,21 @@ def act(user: str) -> str:
                 if new.strip() not in tried:
                     return _act("string_replace", f"The traceback points at {path}; try a small change there.",
                                 path=path, old=code, new=new)
+    # no source frame (a wrong value, not a crash): look at the function the reproduction imports
+    found = [obs for a, obs in steps if a["name"] == "find_function"]
+    if not found:
+        m = IMPORT.search(repro or "")
+        if m:
+            name = m.group(1).split(",")[0].strip()
+            return _act("find_function", "The failing check calls this function.", name=name)
+    for obs in found[-1:]:
+        head = DEFINITION.search(obs)
+        for code in BODY.findall(obs):
+            if head and code.strip() and not code.lstrip().startswith("def "):
+                for new in mutations(code):
+                    if new.strip() not in tried:
+                        return _act("string_replace", "Try a small change in the called function.",
+                                    path=head.group(1), old=code, new=new)
     return _act("reject", "No further idea.", reason="no untried change left at the failing line")
 
 

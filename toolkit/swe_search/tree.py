@@ -12,13 +12,17 @@ from toolkit.swe_search import kernels
 
 @dataclass
 class UCTParams:
-    """Selection score terms (defaults as in the SWE-Search public code: C 1, alpha 200, beta = gamma 0.8)."""
+    """Selection score terms (defaults as in the SWE-Search public code: C 1, alpha 200, beta = gamma 0.8,
+    depth bonus at the root only); `c_scale` puts C on the reward scale (see selector.py)."""
 
     c: float = 1.0
     alpha: float = 200.0
     beta: float = 0.8
     gamma: float = 0.8
     max_expansions: int = 3
+    selector: str = "reference"  # reference | paper
+    c_scale: float = 100.0
+    bonus_depth: int = 0  # reference: the depth bonus applies to nodes at depth <= this
 
 
 @dataclass
@@ -32,6 +36,8 @@ class NodeInfo:
     kind: str = "root"  # root | step | finish | reject | error
     patch: str = ""
     tests: dict[str, Any] = field(default_factory=dict)
+    rewarded: bool = False
+    duplicate_of: int = -1  # a sibling with the same action or resulting state; never expanded nor valued
 
 
 class Tree:
@@ -77,13 +83,18 @@ class Tree:
         return idx
 
     def select(self, p: UCTParams) -> int:
+        if p.selector == "reference":
+            from toolkit.swe_search.selector import select_reference
+
+            return select_reference(self, p)
         return int(kernels.select_node(self.size, self.parent, self.visits, self.value_sum, self.depth,
-                                       self.n_children, self.terminal, p.max_expansions, p.c, p.alpha, p.beta,
-                                       p.gamma))
+                                       self.n_children, self.terminal, p.max_expansions, p.c * p.c_scale, p.alpha,
+                                       p.beta, p.gamma))
 
     def backpropagate(self, node: int, reward: float) -> None:
         self.reward[node] = reward
         self.info[node].reward = reward
+        self.info[node].rewarded = True
         kernels.backpropagate(node, float(reward), self.parent, self.visits, self.value_sum)
 
     def children_of(self, node: int) -> list[int]:
@@ -109,6 +120,6 @@ class Tree:
                 "value": round(self.mean_value(i), 4), "reward": info.reward, "kind": info.kind,
                 "action": info.action, "observation": info.observation, "explanation": info.explanation,
                 "feedback": info.feedback, "terminal": bool(self.terminal[i]), "children": self.children_of(i),
-                "patch": info.patch, "tests": info.tests,
+                "patch": info.patch, "tests": info.tests, "duplicate_of": info.duplicate_of,
             })
         return nodes

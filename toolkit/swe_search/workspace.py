@@ -6,6 +6,7 @@ commits and test runs happen under a fresh temporary directory that `close()` re
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -59,6 +60,59 @@ class Workspace:
                                          GIT_COMMITTER_DATE="2025-01-01T00:00:00+00:00")
         self.repo.git.checkout("--quiet", "--detach", "--force", self.base)
         self.head = self.base
+        self.scratch_files: dict[str, str] = {}
+
+    def set_scratch_files(self, files: dict[str, tuple[str, str]]) -> None:
+        """Files present in every state but never committed nor in a patch (git's info/exclude), e.g. a
+        reproduction test: {path: (test name, content)}."""
+        self.scratch_files = {path: content for path, (_, content) in files.items()}
+        if files:
+            exclude = Path(self.repo.git_dir) / "info" / "exclude"
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            with exclude.open("a", encoding="utf-8") as fh:
+                fh.writelines(f"/{path}\n" for path in files)
+        self._write_scratch()
+
+    def _write_scratch(self) -> None:
+        for path, content in self.scratch_files.items():
+            target = self.root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+
+    def added_files(self) -> list[str]:
+        """Files the current state adds to the base commit."""
+        out = self.repo.git.diff("--name-only", "--diff-filter=A", self.base, self.head)
+        return [line for line in out.splitlines() if line.strip()]
+
+    def check_patch(self, patch: str, name: str) -> str | None:
+        """Why `patch` cannot be applied to the base commit (None when it can)."""
+        import git
+
+        base_files = set(self.repo.git.ls_tree("-r", "--name-only", self.base).splitlines())
+        for m in re.finditer(r"^--- a/(\S+)", patch, re.MULTILINE):
+            if m.group(1) not in base_files:
+                return f"{name} changes {m.group(1)}, which is not in the repository at base_commit"
+        path = self.scratch / f"{name}.patch"
+        path.write_text(patch, encoding="utf-8")
+        try:
+            self._git("apply", "--check", "--whitespace=nowarn", str(path))
+        except git.GitCommandError as exc:
+            return f"{name} does not apply to base_commit ({_last_line(exc.stderr)})"
+        return None
+
+    def apply(self, patch: str, name: str) -> bool:
+        """Apply `patch` to the working tree; False if it does not apply."""
+        import git
+
+        if not patch.strip():
+            return True
+        path = self.scratch / f"{name}.patch"
+        path.write_text(patch, encoding="utf-8")
+        try:
+            self._git("apply", "--whitespace=nowarn", str(path))
+        except git.GitCommandError:
+            return False
+        return True
 
     def _git(self, *args: str) -> str:
         return self.repo.git.execute(["git", *AUTHOR, *args])
@@ -67,6 +121,7 @@ class Workspace:
         self._git("checkout", "--quiet", "--detach", "--force", commit)
         self.head = commit
         self._git("clean", "-fdxq")
+        self._write_scratch()
 
     def commit(self, message: str) -> str:
         """Commit the working tree as a new state (a commit even when nothing changed)."""
@@ -85,18 +140,8 @@ class Workspace:
 
     def apply_on_base(self, patch: str) -> bool:
         """Check out the base commit and apply a patch to the working tree; False if it does not apply."""
-        import git
-
         self.checkout(self.base)
-        if not patch.strip():
-            return True
-        path = self.scratch / "candidate.patch"
-        path.write_text(patch, encoding="utf-8")
-        try:
-            self._git("apply", "--whitespace=nowarn", str(path))
-        except git.GitCommandError:
-            return False
-        return True
+        return self.apply(patch, "candidate")
 
     def close(self) -> None:
         repo = getattr(self, "repo", None)
