@@ -229,34 +229,20 @@ def evaluate(
 @app.command()
 def train(
     data: Annotated[list[Path], typer.Option("--data", help="Folders written by `generate` (repeatable).")],
-    out: Annotated[Path, typer.Option("--out", help="Directory for the trained PPM.")],
-    steps: Annotated[int, typer.Option("--steps", min=1)] = 700,
-    minutes: Annotated[float, typer.Option("--minutes", min=0.01, help="Wall-clock cap.")] = 30.0,
-    batch: Annotated[int, typer.Option("--batch", min=1)] = 32,
-    lr: Annotated[float, typer.Option("--lr")] = 2e-3,
-    threads: Annotated[int, typer.Option("--threads", min=1)] = 1,
+    out: Annotated[Path, typer.Option("--out", help="Directory for the fitted PPM.")],
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Use at most this many circuits.")] = None,
     seed: SeedOpt = None,
 ):
-    """Train the perception model on generated circuits; writes model.safetensors + config.json.
+    """Fit the perception model (exemplar reader) on generated circuits; writes exemplars.npz + config.json.
 
     Example: reason maps train --data runs/train-small --data runs/train-medium --out assets/maps/ppm
     """
-    from toolkit.core.extras import require
-
-    require("ml", "torch", "safetensors")
-    import torch
-
-    torch.set_num_threads(threads)
     from toolkit.core.records import make_record
-    from toolkit.maps.train import load_examples
-    from toolkit.maps.train import train as run
+    from toolkit.maps.train import fit
 
-    examples = load_examples(list(data))
-    result = run(examples, out, steps=steps, minutes=minutes, batch=batch, lr=lr, seed=seed_or_global(seed),
-                 log=console.info)
-    result.pop("losses")
+    meta = fit(list(data), out, limit)
     with open_writer(None) as writer:
-        writer.write(make_record("maps.train", out=str(out), **result))
+        writer.write(make_record("maps.train", out=str(out), **meta))
 
 
 @app.command("import-qa")

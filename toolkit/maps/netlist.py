@@ -151,9 +151,11 @@ def _parse_card(line: str, where: str, allow_empty: bool) -> Element:
     if len(parts) < want:
         raise InputError(f"{where}: field 'nodes': '{name}' needs {want - 2} nodes/controls and a value")
     value = " ".join(parts[want - 1:]) if kind in "VI" else parts[want - 1]
-    if kind in "VI" and value.upper().startswith("DC "):
+    if kind in "VI" and value.upper().startswith("DC ") and len(value.split()) == 2:
         value = value[3:].strip()
-    if value == EMPTY:
+    if value != EMPTY and len(value.split()) > 1 or "(" in value:
+        _check_source_spec(value, name, where)
+    elif value == EMPTY:
         if not allow_empty:
             raise InputError(f"{where}: field 'value': '{name}' is {EMPTY}; fill the value before simulating")
     else:
@@ -166,6 +168,20 @@ def _parse_card(line: str, where: str, allow_empty: bool) -> Element:
     if kind in CURRENT_CONTROLLED:
         return Element(name, tuple(parts[1:3]), value, (parts[3],))
     return Element(name, tuple(parts[1:3]), value)
+
+
+SOURCE_WORDS = {"DC", "AC", "SIN", "PULSE", "PWL", "EXP", "SFFM"}
+
+
+def _check_source_spec(value: str, name: str, where: str) -> None:
+    """A source spec such as `DC 0 AC 1` or `SIN(0 1 1k)`: keywords and SPICE numbers only."""
+    for word in value.replace("(", " ").replace(")", " ").split():
+        if word.upper() in SOURCE_WORDS:
+            continue
+        try:
+            parse_value(word)
+        except ValueError:
+            raise InputError(f"{where}: field 'value': '{word}' is not a SPICE number (in '{name}')") from None
 
 
 def _parse_control(line: str, net: Netlist, where: str) -> None:

@@ -42,11 +42,8 @@ def perceive_all(jobs: Iterable[tuple[str, Path, str]], *, model: Path | None = 
     if llm:
         yield from _perceive_llm(jobs, llm)
         return
-    from toolkit.core.extras import require
-
-    require("ml", "torch", "safetensors")
-    from toolkit.maps.ppm import load_gray, load_model, read_circuit
     from toolkit.maps.circuit import to_netlist
+    from toolkit.maps.ppm import load_gray, load_model
 
     directory = model or DEFAULT_MODEL
     if not directory.is_dir():
@@ -62,7 +59,7 @@ def perceive_all(jobs: Iterable[tuple[str, Path, str]], *, model: Path | None = 
             raise InputError(f"{where}: {image}: no such file") from None
         except ValueError as exc:
             raise InputError(f"{where}: {image}: {exc}") from None
-        circuit = read_circuit(ppm, gray)
+        circuit = ppm.read(gray)
         net = to_netlist(circuit, hide_values=True)
         yield {"type": "maps.netlist", "schema": 1, "id": cid, "image": str(image), "netlist": net.text(),
                "parsed": True, "reader": "ppm", "model": str(directory)}

@@ -1,9 +1,10 @@
 """The physical perception model (PPM): circuit image -> grid circuit -> SPICE netlist.
 
-The image is read in two steps, both learned: a small CNN reads the grid size from the whole image,
-then a second CNN reads each grid edge from a crop around its midpoint (element kind, polarity,
-printed value or symbol-only, meter, control meter of a controlled source). The netlist follows from
-the edges by the same deterministic rules that number nets and name elements in the generator.
+An exemplar reader fitted on generated circuits: the grid size is the label of the nearest training
+thumbnail; each grid edge is read from a crop around its midpoint, its kind, polarity and meter from
+the nearest training crop (downsampled), its printed value and control meter from the nearest label
+region among training crops of the same kind, orientation, scale and meter. The netlist follows from
+the edges by the rules that number nets and name elements in the generator.
 """
 
 from __future__ import annotations
@@ -15,68 +16,12 @@ from toolkit.maps.circuit import OPEN, WIRE, assign_names, grid_edges, to_netlis
 from toolkit.maps.netlist import EMPTY, Netlist
 from toolkit.maps.render import SIZE, point_pixels
 
-KINDS = [WIRE, OPEN, "R", "V", "I", "C", "L", "E", "G", "F", "H"]
 POLAR = {"V", "I", "E", "G", "F", "H"}
-METERS = ["none", "U", "I"]
-CTRLS = ["none", "U1", "U2", "U3", "U4", "I1", "I2", "I3", "I4"]
 SIDES = [2, 3, 4, 5, 6]
 CROP = 48
-HIDDEN = 192
-GRID_INPUT = 64
-
-
-VALUE_CHARS = "_0123456789.kmu#"  # '_' pads, '#' stands for a symbol-only (<Empty>) value
-VALUE_LEN = 5
-
-
-def encode_value(value: str) -> list[int]:
-    text = "#" if value == EMPTY else value
-    if len(text) > VALUE_LEN or any(ch not in VALUE_CHARS for ch in text):
-        raise ValueError(f"value {value!r} cannot be encoded")
-    return [VALUE_CHARS.index(ch) for ch in text.ljust(VALUE_LEN, "_")]
-
-
-def decode_value(ids: list[int]) -> str:
-    text = "".join(VALUE_CHARS[i] for i in ids).replace("_", "")
-    return EMPTY if "#" in text or not text else text
-
-
-def _torch():
-    import torch
-    from torch import nn
-
-    return torch, nn
-
-
-def build_model():
-    torch, nn = _torch()
-
-    def block(cin, cout):
-        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2))
-
-    class PPM(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.edge = nn.Sequential(block(1, 16), block(16, 32), block(32, 48), block(48, 64), nn.Flatten(),
-                                      nn.Linear(64 * 9, HIDDEN), nn.ReLU())
-            self.orient = nn.Embedding(2, HIDDEN)
-            self.kind = nn.Linear(HIDDEN, len(KINDS))
-            self.flip = nn.Linear(HIDDEN, 2)
-            self.value = nn.Linear(HIDDEN, VALUE_LEN * len(VALUE_CHARS))
-            self.meter = nn.Linear(HIDDEN, len(METERS))
-            self.ctrl = nn.Linear(HIDDEN, len(CTRLS))
-            self.grid = nn.Sequential(block(1, 8), block(8, 16), block(16, 32), block(32, 32),
-                                      nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(32 * 4, 2 * len(SIDES)))
-
-        def edges(self, crops, vertical):
-            h = self.edge(crops) + self.orient(vertical)
-            return {"kind": self.kind(h), "flip": self.flip(h), "value": self.value(h).view(-1, VALUE_LEN, len(VALUE_CHARS)), "meter": self.meter(h),
-                    "ctrl": self.ctrl(h)}
-
-        def sides(self, small):
-            return self.grid(small).view(-1, 2, len(SIDES))
-
-    return PPM()
+SHAPE = 24
+THUMB = 32
+FORMAT = "maps-ppm-exemplar"
 
 
 # ---- image preprocessing ------------------------------------------------------------------------------
@@ -95,11 +40,11 @@ def load_gray(path: Path):
     return 1.0 - np.asarray(image, dtype=np.float32) / 255.0
 
 
-def grid_input(gray):
-    from PIL import Image
+def thumbnail(gray, size: int):
     import numpy as np
+    from PIL import Image
 
-    small = Image.fromarray((gray * 255).astype("uint8")).resize((GRID_INPUT, GRID_INPUT), Image.BILINEAR)
+    small = Image.fromarray((gray * 255).astype("uint8")).resize((size, size), Image.BILINEAR)
     return np.asarray(small, dtype=np.float32) / 255.0
 
 
@@ -122,87 +67,158 @@ def edge_crops(gray, rows: int, cols: int):
     return np.stack(crops), np.array(vertical)
 
 
-def edge_targets(circuit: dict) -> list[tuple]:
-    """Per edge: (kind, flip, value chars, meter, ctrl) ids; -100 where a head has nothing to learn."""
+def shape_features(crops):
+    """Downsampled crops (kind, polarity and meter are large shapes)."""
+    import numpy as np
+
+    n = len(crops)
+    return crops.reshape(n, SHAPE, CROP // SHAPE, SHAPE, CROP // SHAPE).mean(axis=(2, 4)).reshape(n, -1).astype(np.float32)
+
+
+def text_features(crops, vertical):
+    """The label side of each crop at full resolution: above a horizontal edge, left of a vertical one."""
+    import numpy as np
+
     out = []
-    for e in circuit["components"] if "components" in circuit else circuit["edges"]:
+    for crop, v in zip(crops, vertical, strict=True):
+        region = crop[:, : CROP // 2].T if v else crop[: CROP // 2, :]
+        out.append(region.reshape(-1))
+    return np.asarray(out, dtype=np.float32)
+
+
+def edge_labels(circuit: dict) -> list[dict]:
+    out = []
+    for e in circuit.get("components") or circuit["edges"]:
         kind = e["kind"]
         element = kind not in (WIRE, OPEN)
-        value = (EMPTY if not e.get("shown", True) else e["value"]) if element else None
-        meter = (e.get("meter") or "none")[0] if e.get("meter") else "none"
-        out.append((KINDS.index(kind), int(bool(e.get("flip"))) if kind in POLAR else -100,
-                    encode_value(value) if element else [-100] * VALUE_LEN, METERS.index(meter),
-                    CTRLS.index(e["ctrl"]) if e.get("ctrl") in CTRLS else -100))
+        out.append({"kind": kind, "flip": bool(e.get("flip")) and kind in POLAR,
+                    "meter": (e.get("meter") or " ")[0].strip(),
+                    "value": (e["value"] if e.get("shown", True) else EMPTY) if element else "",
+                    "ctrl": e.get("ctrl") or ""})
     return out
 
 
-# ---- save / load ------------------------------------------------------------------------------------
+def _nearest(queries, bank, bank_sq=None):
+    import numpy as np
 
-def save_model(model, out: Path, meta: dict) -> None:
-    from safetensors.torch import save_file
-
-    out.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
-    save_file(state, str(out / "model.safetensors"))
-    (out / "config.json").write_text(json.dumps({"format": "maps-ppm", "value_chars": VALUE_CHARS, "kinds": KINDS,
-                                                 "crop": CROP, "grid_input": GRID_INPUT, **meta}, indent=1) + "\n")
+    bank_sq = (bank * bank).sum(1) if bank_sq is None else bank_sq
+    d = bank_sq[None, :] - 2.0 * queries @ bank.T
+    return np.argmin(d, axis=1)
 
 
-def load_model(path: Path):
-    """The model; a missing or corrupt directory raises ValueError naming the file."""
-    from safetensors.torch import load_file
+class ExemplarPPM:
+    """Arrays of training exemplars and their labels; `read` labels a new image by nearest neighbours."""
 
-    config = path / "config.json"
-    weights = path / "model.safetensors"
+    def __init__(self, arrays: dict):
+        self.a = arrays
+
+    @classmethod
+    def fit(cls, items: list[tuple]) -> ExemplarPPM:
+        """items: (gray image, circuit record) pairs."""
+        import numpy as np
+
+        thumbs, sides, shapes, texts, keys, labels = [], [], [], [], [], []
+        for gray, rec in items:
+            rows, cols = rec["layout"]["rows"], rec["layout"]["cols"]
+            thumbs.append(thumbnail(gray, THUMB).reshape(-1))
+            sides.append((rows, cols))
+            crops, vertical = edge_crops(gray, rows, cols)
+            span = max(rows, cols)
+            for crop, v, lab, tf in zip(crops, vertical, edge_labels(rec), text_features(crops, vertical),
+                                        strict=True):
+                shapes.append(crop)
+                labels.append(lab)
+                keys.append(f"{lab['kind']}|{int(v)}|{span}|{lab['meter']}")
+                texts.append(tf)
+        shape_feats = shape_features(np.stack(shapes))
+        element = np.array([lab["kind"] not in (WIRE, OPEN) for lab in labels])
+        arrays = {
+            "thumbs": (np.stack(thumbs) * 255).astype(np.uint8), "sides": np.array(sides, dtype=np.int8),
+            "shapes": (shape_feats * 255).astype(np.uint8),
+            "shape_labels": np.array([f"{lab['kind']}|{int(lab['flip'])}|{lab['meter']}" for lab in labels]),
+            "texts": (np.stack(texts)[element] * 255).astype(np.uint8),
+            "text_keys": np.array(keys)[element],
+            "text_labels": np.array([f"{lab['value']}|{lab['ctrl']}" for lab in labels])[element],
+        }
+        return cls(arrays)
+
+    def _f(self, name):
+        cache = self.__dict__.setdefault("_cache", {})
+        if name not in cache:
+            x = self.a[name].astype("float32") / 255.0
+            cache[name] = (x, (x * x).sum(1))
+        return cache[name]
+
+    def read(self, gray) -> dict:
+        """The grid circuit read from one image."""
+        thumbs, tsq = self._f("thumbs")
+        rows, cols = (int(x) for x in self.a["sides"][_nearest(thumbnail(gray, THUMB).reshape(1, -1), thumbs, tsq)[0]])
+        crops, vertical = edge_crops(gray, rows, cols)
+        shapes, ssq = self._f("shapes")
+        picks = _nearest(shape_features(crops), shapes, ssq)
+        texts, xsq = self._f("texts")
+        tfeat = text_features(crops, vertical)
+        span = max(rows, cols)
+        edges = []
+        for i, (a, b) in enumerate(grid_edges(rows, cols)):
+            kind, flip, meter = str(self.a["shape_labels"][picks[i]]).split("|")
+            edge = {"a": list(a), "b": list(b), "kind": kind, "flip": flip == "1", "meter": meter or None}
+            if kind not in (WIRE, OPEN):
+                value, ctrl = self._text(tfeat[i], f"{kind}|{int(vertical[i])}|{span}|{meter}", texts, xsq)
+                edge.update(value=value, shown=value != EMPTY, ctrl=ctrl or None)
+            edges.append(edge)
+        assign_names(edges)
+        _fix_controls(edges)
+        return {"rows": rows, "cols": cols, "ground": [rows - 1, 0], "edges": edges}
+
+    def _text(self, feat, key, texts, xsq):
+        import numpy as np
+
+        mask = self.a["text_keys"] == key
+        if not mask.any():
+            mask = np.char.startswith(self.a["text_keys"].astype(str), key.split("|")[0] + "|")
+        if not mask.any():
+            return EMPTY, ""
+        idx = np.flatnonzero(mask)
+        best = idx[_nearest(feat[None], texts[idx], xsq[idx])[0]]
+        value, ctrl = str(self.a["text_labels"][best]).split("|")
+        return value, ctrl
+
+    def save(self, out: Path, meta: dict) -> None:
+        import numpy as np
+
+        out.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(out / "exemplars.npz", **self.a)
+        (out / "config.json").write_text(json.dumps({"format": FORMAT, "crop": CROP, "shape": SHAPE,
+                                                     "thumb": THUMB, **meta}, indent=1) + "\n")
+
+
+def load_model(path: Path) -> ExemplarPPM:
+    """The reader in `path`; a missing or corrupt directory raises ValueError naming the file."""
+    import zipfile
+
+    import numpy as np
+
+    config, data = path / "config.json", path / "exemplars.npz"
     if not config.is_file():
         raise ValueError(f"{config}: missing (not a maps PPM directory)")
     try:
         cfg = json.loads(config.read_text())
-        if cfg["format"] != "maps-ppm" or cfg["value_chars"] != VALUE_CHARS:
+        if cfg.get("format") != FORMAT or cfg.get("crop") != CROP:
             raise KeyError("format")
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ValueError(f"{config}: not a PPM config ({type(exc).__name__})") from None
-    if not weights.is_file():
-        raise ValueError(f"{weights}: missing")
+    except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+        raise ValueError(f"{config}: not a {FORMAT} config") from None
+    if not data.is_file():
+        raise ValueError(f"{data}: missing")
     try:
-        state = load_file(str(weights))
-    except Exception as exc:  # safetensors raises its own error types for truncated files
-        raise ValueError(f"{weights}: corrupt weights ({' '.join(str(exc).split())[:80]})") from None
-    model = build_model()
-    try:
-        model.load_state_dict(state)
-    except RuntimeError:
-        raise ValueError(f"{weights}: weights do not match the config") from None
-    model.eval()
-    return model
-
-
-# ---- inference ----------------------------------------------------------------------------------------
-
-def read_circuit(model, gray) -> dict:
-    """The grid circuit the model reads from one image."""
-    torch, _ = _torch()
-    with torch.no_grad():
-        sides = model.sides(torch.from_numpy(grid_input(gray))[None, None]).argmax(-1)[0]
-        rows, cols = SIDES[int(sides[0])], SIDES[int(sides[1])]
-        crops, vertical = edge_crops(gray, rows, cols)
-        heads = model.edges(torch.from_numpy(crops)[:, None], torch.from_numpy(vertical))
-        picks = {k: v.argmax(-1).tolist() for k, v in heads.items()}
-    edges = []
-    for i, (a, b) in enumerate(grid_edges(rows, cols)):
-        kind = KINDS[picks["kind"][i]]
-        meter = METERS[picks["meter"][i]]
-        edge = {"a": list(a), "b": list(b), "kind": kind, "flip": bool(picks["flip"][i]),
-                "meter": None if meter == "none" else meter}
-        if kind not in (WIRE, OPEN):
-            value = decode_value(picks["value"][i])
-            edge["shown"] = value != EMPTY
-            edge["value"] = value
-            edge["ctrl"] = CTRLS[picks["ctrl"][i]]
-        edges.append(edge)
-    assign_names(edges)
-    _fix_controls(edges)
-    return {"rows": rows, "cols": cols, "ground": [rows - 1, 0], "edges": edges}
+        with np.load(data) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+        raise ValueError(f"{data}: corrupt ({type(exc).__name__})") from None
+    needed = {"thumbs", "sides", "shapes", "shape_labels", "texts", "text_keys", "text_labels"}
+    if not needed <= set(arrays):
+        raise ValueError(f"{data}: missing arrays {sorted(needed - set(arrays))}")
+    return ExemplarPPM(arrays)
 
 
 def _fix_controls(edges: list[dict]) -> None:
@@ -230,5 +246,5 @@ def _fix_controls(edges: list[dict]) -> None:
         assign_names(edges)
 
 
-def perceive_netlist(model, image: Path) -> Netlist:
-    return to_netlist(read_circuit(model, load_gray(image)), hide_values=True)
+def perceive_netlist(model: ExemplarPPM, image: Path) -> Netlist:
+    return to_netlist(model.read(load_gray(image)), hide_values=True)

@@ -29,7 +29,7 @@ def absorbed_power(net: Netlist, sim: SimResult, name: str) -> float:
     if e.kind == "V":
         return v * sim.currents[e.name.lower()]  # SPICE: current into the + node through the source
     if e.kind == "I":
-        return -v * parse_value(e.value)  # the source pushes its current out of n- into the circuit
+        return v * parse_value(e.value)  # SPICE: the current runs n+ -> n- through the source
     raise ValueError(f"no power rule for {e.kind}")
 
 

@@ -180,5 +180,5 @@ def _read(net, kind, target, src, drops, values, where, v_pn, i_src):
             current = d / values[e.name]  # flows e.nodes[0] -> e.nodes[1]
             return (current if e.nodes[1] == vi.nodes[0] else -current), None
         if e.name == src.name and vi.nodes[0] in e.nodes:
-            return (i_src if e.nodes[1] == vi.nodes[0] else -i_src), None
+            return (-i_src if e.nodes[1] == vi.nodes[0] else i_src), None
     return None, "the ammeter is not in series with one element"

@@ -152,14 +152,15 @@ def _worker(conn) -> None:
         text = job
         try:
             ng.destroy()
+            ng.clear_output()
             ng.load_circuit(text)
             ng.run()
             plot = ng.plot(None, ng.last_plot)
-            stderr = " ".join(ng.stderr) if hasattr(ng, "stderr") else ""
+            problem = _ngspice_error("\n".join(ng._stdout + ng._stderr))
             values = {name: [abs(x) if isinstance(x, complex) else float(x) for x in vec._data]
                       for name, vec in plot.items()}
-            if not values or ng.last_plot == "const":
-                conn.send(("error", _ngspice_error(stderr) or "ngspice produced no results"))
+            if problem or not values or ng.last_plot == "const":
+                conn.send(("error", problem or "ngspice produced no results"))
             else:
                 conn.send(("ok", values))
         except Exception as exc:  # the engine reports every failure this way; the run goes on
