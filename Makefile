@@ -6,8 +6,10 @@ TORCH ?= torch==2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONHASHSEED := 0
+# Debian packages some systems need (one line per system; `make sysdeps` installs them as root).
+SYSDEPS += ngspice libngspice0-dev
 
-.PHONY: install test bench lint demo clean
+.PHONY: install test bench lint demo clean sysdeps
 
 install: $(STAMP)
 
@@ -17,6 +19,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q $(TORCH)
 	$(BIN)/pip install -q -e ".[all,dev]"
 	touch $(STAMP)
+
+sysdeps:
+	@missing=$$(for p in $(SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -z "$$missing" ]; then echo "system packages present: $(SYSDEPS)"; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "missing system packages; as root run: apt-get install -y $$missing"; fi
 
 test: $(STAMP)
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests

@@ -154,9 +154,11 @@ def parse_number(text) -> float | None:
 
 
 def parse_answer_json(text: str) -> float | None:
-    for m in re.finditer(r"\{[^{}]*\}", text, re.DOTALL):
+    """The first value of the reply's JSON object (LaTeX braces inside strings are fine)."""
+    whole = [text[text.find("{"): text.rfind("}") + 1]] if "{" in text else []
+    for chunk in whole + [m.group(0) for m in re.finditer(r"\{[^{}]*\}", text, re.DOTALL)]:
         try:
-            data = json.loads(m.group(0))
+            data = json.loads(chunk)
         except json.JSONDecodeError:
             continue
         if isinstance(data, dict) and data:

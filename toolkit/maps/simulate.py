@@ -13,7 +13,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from toolkit.core.errors import RuntimeFailure
+from toolkit.core.errors import InputError
 from toolkit.maps.netlist import Netlist
 
 SYSDEPS_HINT = "ngspice is not installed; run `make sysdeps` (apt-get install -y ngspice libngspice0-dev)"
@@ -97,7 +97,7 @@ def _result(net: Netlist, engine: str, ms: float, values: dict[str, list[float]]
 def ngspice_binary() -> str:
     path = shutil.which("ngspice")
     if path is None:
-        raise RuntimeFailure(SYSDEPS_HINT)
+        raise InputError(SYSDEPS_HINT)
     return path
 
 
