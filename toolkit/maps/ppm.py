@@ -15,13 +15,14 @@ from pathlib import Path
 from toolkit.maps.circuit import OPEN, WIRE, assign_names, grid_edges, to_netlist
 from toolkit.maps.netlist import EMPTY, Netlist
 from toolkit.maps.render import SIZE, point_pixels
+from toolkit.maps.value_line import label_box, value_image
 
 POLAR = {"V", "I", "E", "G", "F", "H"}
 SIDES = [2, 3, 4, 5, 6]
 CROP = 48
 SHAPE = 24
 THUMB = 32
-FORMAT = "maps-ppm-exemplar"
+FORMAT = "maps-ppm-exemplar-2"
 
 
 # ---- image preprocessing ------------------------------------------------------------------------------
@@ -75,17 +76,6 @@ def shape_features(crops):
     return crops.reshape(n, SHAPE, CROP // SHAPE, SHAPE, CROP // SHAPE).mean(axis=(2, 4)).reshape(n, -1).astype(np.float32)
 
 
-def text_features(crops, vertical):
-    """The label side of each crop at full resolution: above a horizontal edge, left of a vertical one."""
-    import numpy as np
-
-    out = []
-    for crop, v in zip(crops, vertical, strict=True):
-        region = crop[:, : CROP // 2].T if v else crop[: CROP // 2, :]
-        out.append(region.reshape(-1))
-    return np.asarray(out, dtype=np.float32)
-
-
 def edge_labels(circuit: dict) -> list[dict]:
     out = []
     for e in circuit.get("components") or circuit["edges"]:
@@ -124,12 +114,12 @@ class ExemplarPPM:
             sides.append((rows, cols))
             crops, vertical = edge_crops(gray, rows, cols)
             span = max(rows, cols)
-            for crop, v, lab, tf in zip(crops, vertical, edge_labels(rec), text_features(crops, vertical),
-                                        strict=True):
+            for crop, (a, b), lab in zip(crops, grid_edges(rows, cols), edge_labels(rec), strict=True):
                 shapes.append(crop)
                 labels.append(lab)
-                keys.append(f"{lab['kind']}|{int(v)}|{span}|{lab['meter']}")
-                texts.append(tf)
+                keys.append(str(span))
+                box = label_box(rows, cols, a, b, lab["kind"], lab["meter"] == "I")
+                texts.append(value_image(gray, box).reshape(-1))
         shape_feats = shape_features(np.stack(shapes))
         element = np.array([lab["kind"] not in (WIRE, OPEN) for lab in labels])
         arrays = {
@@ -157,14 +147,14 @@ class ExemplarPPM:
         shapes, ssq = self._f("shapes")
         picks = _nearest(shape_features(crops), shapes, ssq)
         texts, xsq = self._f("texts")
-        tfeat = text_features(crops, vertical)
         span = max(rows, cols)
         edges = []
         for i, (a, b) in enumerate(grid_edges(rows, cols)):
             kind, flip, meter = str(self.a["shape_labels"][picks[i]]).split("|")
             edge = {"a": list(a), "b": list(b), "kind": kind, "flip": flip == "1", "meter": meter or None}
             if kind not in (WIRE, OPEN):
-                value, ctrl = self._text(tfeat[i], f"{kind}|{int(vertical[i])}|{span}|{meter}", texts, xsq)
+                line = value_image(gray, label_box(rows, cols, a, b, kind, meter == "I")).reshape(-1)
+                value, ctrl = self._text(line, str(span), texts, xsq)
                 edge.update(value=value, shown=value != EMPTY, ctrl=ctrl or None)
             edges.append(edge)
         assign_names(edges)
@@ -176,9 +166,7 @@ class ExemplarPPM:
 
         mask = self.a["text_keys"] == key
         if not mask.any():
-            mask = np.char.startswith(self.a["text_keys"].astype(str), key.split("|")[0] + "|")
-        if not mask.any():
-            return EMPTY, ""
+            mask = np.ones(len(self.a["text_keys"]), dtype=bool)
         idx = np.flatnonzero(mask)
         best = idx[_nearest(feat[None], texts[idx], xsq[idx])[0]]
         value, ctrl = str(self.a["text_labels"][best]).split("|")
