@@ -85,14 +85,13 @@ def simulate(
     from toolkit.maps.netlist import EMPTY
     from toolkit.maps.simulate import SimResult
 
-    if analysis.split()[0] not in ("op", "tran", "ac") if analysis.strip() else True:
+    words = analysis.split()
+    if not words or words[0] not in ("op", "tran", "ac"):
         raise InputError(f"--analysis {analysis}: must start with op, tran or ac")
     bad = BadLines()
     is_file = source != "-" and source.lower().endswith((".cir", ".sp", ".spice", ".net"))
     with _simulator(engine, timeout) as sim, open_writer(out) as writer:
-        for cid, text, net, rec in iter_netlists(source, skip_bad=skip_bad, bad=bad, allow_empty=not is_file):
-            if rec.get("type") == "maps.circuit" and "netlist_full" in rec:
-                pass  # a circuit record simulates as the reader sees it; --gold runs use netlist_full
+        for cid, text, net, _ in iter_netlists(source, skip_bad=skip_bad, bad=bad, allow_empty=not is_file):
             if net is None:
                 result = SimResult(False, engine, 0.0, error="netlist could not be parsed")
             elif net.has_empty:
@@ -141,7 +140,7 @@ def answer(
 ):
     """Answer questions from netlists (and their simulations); writes maps.answer records.
 
-    Example: reason maps answer --questions runs/c/questions.jsonl sims.jsonl | reason maps eval - --gold runs/c/questions.jsonl
+    Example: reason maps answer --questions runs/c/questions.jsonl sims.jsonl > answers.jsonl
     """
     from toolkit.maps.answering import answer_all
 

@@ -25,7 +25,7 @@ def grid_edges(rows: int, cols: int) -> list[tuple[tuple[int, int], tuple[int, i
 
 
 def on_outer_ring(a, b, rows: int, cols: int) -> bool:
-    (r1, c1), (r2, c2) = a, b
+    (r1, c1), (r2, _) = a, b
     if r1 == r2:
         return r1 in (0, rows - 1)
     return c1 in (0, cols - 1)

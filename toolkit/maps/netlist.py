@@ -133,7 +133,8 @@ def parse_netlist(text: str, *, source: str = "<netlist>", allow_empty: bool = T
             _parse_control(line, net, where)
             continue
         if low.startswith((".subckt", ".model", ".include", ".lib")):
-            raise InputError(f"{where}: field 'card': '{line.split()[0]}' is not supported (flat R/C/L/V/I/E/G/F/H only)")
+            card = line.split()[0]
+            raise InputError(f"{where}: field 'card': '{card}' is not supported (flat R/C/L/V/I/E/G/F/H only)")
         if low.startswith("."):
             continue  # analysis cards (.op/.tran/.ac) are chosen by the simulate command
         net.elements.append(_parse_card(line, where, allow_empty))

@@ -1,10 +1,10 @@
 """The physical perception model (PPM): circuit image -> grid circuit -> SPICE netlist.
 
 An exemplar reader fitted on generated circuits: the grid size is the label of the nearest training
-thumbnail; each grid edge is read from a crop around its midpoint, its kind, polarity and meter from
-the nearest training crop (downsampled), its printed value and control meter from the nearest label
-region among training crops of the same kind, orientation, scale and meter. The netlist follows from
-the edges by the rules that number nets and name elements in the generator.
+thumbnail; each grid edge's kind, polarity and meter are those of the nearest training crop around an
+edge midpoint (downsampled); its printed value (and the control meter of a controlled source) is that
+of the nearest training value line (see value_line.py) drawn at the same scale. The netlist follows
+from the edges by the rules that number nets and name elements in the generator.
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ def shape_features(crops):
     import numpy as np
 
     n = len(crops)
-    return crops.reshape(n, SHAPE, CROP // SHAPE, SHAPE, CROP // SHAPE).mean(axis=(2, 4)).reshape(n, -1).astype(np.float32)
+    k = CROP // SHAPE
+    return crops.reshape(n, SHAPE, k, SHAPE, k).mean(axis=(2, 4)).reshape(n, -1).astype(np.float32)
 
 
 def edge_labels(circuit: dict) -> list[dict]:
