@@ -67,3 +67,21 @@ def test_validity_rules_hold(tier):
                 assert e["ctrl"].startswith("I")
         net = to_netlist(c)
         assert parse_netlist(net.text()).text() == net.text()
+
+
+def test_latex_answers_and_import(tmp_path):
+    from toolkit.maps.answer import parse_number
+    from toolkit.maps.qa_import import import_qa
+
+    assert parse_number("$-0.5 \\mathrm{~A}$") == pytest.approx(-0.5)
+    assert parse_number("2.2 mA") == pytest.approx(2.2e-3)
+    assert parse_number("$3 \\times 10^{-3} \\mathrm{~W}$") == pytest.approx(3e-3)
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "7.jpg").write_bytes(b"x")
+    qa = tmp_path / "qa.json"
+    qa.write_text('[{"id": 7, "question": "Find I", "answer": "$-0.5 \\\\mathrm{~A}$"}, {"id": 8, "question": "?"}]')
+    with pytest.raises(InputError, match="problem 1: field 'answer'"):
+        list(import_qa(qa, tmp_path / "img"))
+    bad = []
+    rows = list(import_qa(qa, tmp_path / "img", skip_bad=True, bad=bad))
+    assert [(r["value"], r["unit"]) for r in rows] == [(-0.5, "A")] and len(bad) == 1
