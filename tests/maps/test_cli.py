@@ -123,3 +123,19 @@ def test_llm_answerer_refines_only_empty_and_drops_results_without_sim(reason, t
             assert answers["a-q0"]["reason"] == "unparsed reply" and answers["a-q0"]["value"] is None
         else:
             assert answers["a-q0"]["value"] == pytest.approx(5.0) and answers["b-q0"]["used_sim"]
+
+
+def test_train_fits_a_reader_that_recalls_its_training_circuits(data, reason, tmp_path):
+    model = tmp_path / "ppm"
+    r = reason("maps", "train", "--data", str(data), "--out", str(model))
+    assert r.returncode == 0, r.stderr
+    assert records(r.stdout)[0]["circuits"] == 3
+    netlists = reason("maps", "perceive", str(data / "circuits.jsonl"), "--model", str(model))
+    summary = records(reason("maps", "equiv", "-", "--gold", str(data / "circuits.jsonl"),
+                             input=netlists.stdout).stdout)[-1]
+    assert summary["equivalent"] == 1.0  # every crop and value line is its own nearest exemplar
+    solved = reason("maps", "solve", str(data / "circuits.jsonl"), "--questions", str(data / "questions.jsonl"),
+                    "--model", str(model))
+    assert solved.returncode == 0, solved.stderr
+    score = records(reason("maps", "eval", "-", "--gold", str(data / "questions.jsonl"), input=solved.stdout).stdout)[0]
+    assert score["numeric_accuracy"] == 1.0
