@@ -22,7 +22,7 @@ SIDES = [2, 3, 4, 5, 6]
 CROP = 48
 SHAPE = 24
 THUMB = 32
-FORMAT = "maps-ppm-exemplar-2"
+FORMAT = "maps-ppm-exemplar-3"
 
 
 # ---- image preprocessing ------------------------------------------------------------------------------
@@ -77,6 +77,12 @@ def shape_features(crops):
     return crops.reshape(n, SHAPE, k, SHAPE, k).mean(axis=(2, 4)).reshape(n, -1).astype(np.float32)
 
 
+def body(crop, vertical: int):
+    """The band of a crop that holds the element's body (its polarity marks), without the labels beside it."""
+    band = crop[:, 14:34].T if vertical else crop[14:34, :]
+    return band.reshape(-1).astype("float32")
+
+
 def edge_labels(circuit: dict) -> list[dict]:
     out = []
     for e in circuit.get("components") or circuit["edges"]:
@@ -108,7 +114,7 @@ class ExemplarPPM:
         """items: (gray image, circuit record) pairs."""
         import numpy as np
 
-        thumbs, sides, shapes, texts, keys, labels = [], [], [], [], [], []
+        thumbs, sides, shapes, texts, keys, labels, polar_keys, edge_ends = [], [], [], [], [], [], [], []
         for gray, rec in items:
             rows, cols = rec["layout"]["rows"], rec["layout"]["cols"]
             thumbs.append(thumbnail(gray, THUMB).reshape(-1))
@@ -119,10 +125,14 @@ class ExemplarPPM:
                 shapes.append(crop)
                 labels.append(lab)
                 keys.append(str(span))
+                edge_ends.append((a, b))
+                polar_keys.append(f"{lab['kind']}|{int(a[0] != b[0])}|{span}|{lab['meter']}")
                 box = label_box(rows, cols, a, b, lab["kind"], lab["meter"] == "I")
                 texts.append(value_image(gray, box).reshape(-1))
         shape_feats = shape_features(np.stack(shapes))
         element = np.array([lab["kind"] not in (WIRE, OPEN) for lab in labels])
+        polar = np.array([lab["kind"] in POLAR for lab in labels])
+        crops_all = np.stack(shapes)
         arrays = {
             "thumbs": (np.stack(thumbs) * 255).astype(np.uint8), "sides": np.array(sides, dtype=np.int8),
             "shapes": (shape_feats * 255).astype(np.uint8),
@@ -130,6 +140,10 @@ class ExemplarPPM:
             "texts": (np.stack(texts)[element] * 255).astype(np.uint8),
             "text_keys": np.array(keys)[element],
             "text_labels": np.array([f"{lab['value']}|{lab['ctrl']}" for lab in labels])[element],
+            "polar_crops": (np.stack([body(c, int(a[0] != b[0])) for c, (a, b) in zip(crops_all[polar],
+                                      np.array(edge_ends, dtype=object)[polar], strict=True)]) * 255).astype(np.uint8),
+            "polar_keys": np.array(polar_keys)[polar],
+            "polar_flips": np.array([int(lab["flip"]) for lab in labels])[polar].astype(np.int8),
         }
         return cls(arrays)
 
@@ -152,6 +166,8 @@ class ExemplarPPM:
         edges = []
         for i, (a, b) in enumerate(grid_edges(rows, cols)):
             kind, flip, meter = str(self.a["shape_labels"][picks[i]]).split("|")
+            if kind in POLAR:  # polarity marks are small: decide them at full resolution among the same kind
+                flip = self._polarity(crops[i], f"{kind}|{int(vertical[i])}|{span}|{meter}", flip)
             edge = {"a": list(a), "b": list(b), "kind": kind, "flip": flip == "1", "meter": meter or None}
             if kind not in (WIRE, OPEN):
                 line = value_image(gray, label_box(rows, cols, a, b, kind, meter == "I")).reshape(-1)
@@ -161,6 +177,16 @@ class ExemplarPPM:
         assign_names(edges)
         _fix_controls(edges)
         return {"rows": rows, "cols": cols, "ground": [rows - 1, 0], "edges": edges}
+
+    def _polarity(self, crop, key, fallback: str) -> str:
+        import numpy as np
+
+        idx = np.flatnonzero(self.a["polar_keys"] == key)
+        if not len(idx):
+            return fallback
+        crops, csq = self._f("polar_crops")
+        best = idx[_nearest(body(crop, int(key.split("|")[1]))[None], crops[idx], csq[idx])[0]]
+        return str(int(self.a["polar_flips"][best]))
 
     def _text(self, feat, key, texts, xsq):
         import numpy as np
@@ -204,7 +230,8 @@ def load_model(path: Path) -> ExemplarPPM:
             arrays = {k: z[k] for k in z.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
         raise ValueError(f"{data}: corrupt ({type(exc).__name__})") from None
-    needed = {"thumbs", "sides", "shapes", "shape_labels", "texts", "text_keys", "text_labels"}
+    needed = {"thumbs", "sides", "shapes", "shape_labels", "texts", "text_keys", "text_labels", "polar_crops",
+              "polar_keys", "polar_flips"}
     if not needed <= set(arrays):
         raise ValueError(f"{data}: missing arrays {sorted(needed - set(arrays))}")
     return ExemplarPPM(arrays)
