@@ -85,3 +85,16 @@ def test_latex_answers_and_import(tmp_path):
     bad = []
     rows = list(import_qa(qa, tmp_path / "img", skip_bad=True, bad=bad))
     assert [(r["value"], r["unit"]) for r in rows] == [(-0.5, "A")] and len(bad) == 1
+
+
+def test_noisy_render_differs_from_clean_at_the_same_size():
+    import numpy as np
+
+    from toolkit.maps.render import SIZE, draw
+
+    circuit = draw_circuit("small", random.Random(4))
+    clean = np.asarray(draw(circuit, style="clean").convert("L"), dtype=float)
+    noisy = np.asarray(draw(circuit, style="noisy", seed=1).convert("L"), dtype=float)
+    assert clean.shape == noisy.shape == (SIZE, SIZE)
+    assert (clean < 128).mean() > 0.02  # the schematic is drawn
+    assert 1.0 < np.abs(clean - noisy).mean() < 40.0  # jitter, rotation, blur and JPEG change it, not erase it
