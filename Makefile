@@ -6,11 +6,10 @@ TORCH ?= torch==2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONHASHSEED := 0
+# Debian packages some systems need (one line per system; `make sysdeps` installs them as root).
+.PHONY: install test bench lint demo clean sysdeps
 
-.PHONY: install test bench lint demo clean
-.PHONY: sysdeps
-
-# Debian packages the tests need, installed by `make sysdeps` when missing (one line per system).
+SYSDEPS += ngspice libngspice0-dev
 SYSDEPS += chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -41,7 +40,7 @@ clean:
 
 sysdeps:
 	@missing=$$(for p in $(SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "installing: $$missing"; \
+	if [ -z "$$missing" ]; then echo "system packages present: $(SYSDEPS)"; \
+	elif [ "$$(id -u)" = 0 ] || command -v sudo >/dev/null; then echo "installing: $$missing"; \
 	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
-	else echo "system packages present: $(SYSDEPS)"; fi
+	else echo "missing system packages; as root run: apt-get install -y $$missing"; fi

@@ -30,6 +30,7 @@ SYSTEMS = [
     ("compgen", "compgen"),
     ("view", "view"),
     ("matcha", "matcha"),
+    ("maps", "maps"),
 ]
 
 app = typer.Typer(

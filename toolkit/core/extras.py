@@ -13,6 +13,7 @@ EXTRAS = {
     "swe": ["git", "coverage"],
     "ray": ["ray"],
     "graph": ["torch_geometric"],
+    "circuit": ["PySpice", "schemdraw", "spicelib", "networkx", "lcapy"],
 }
 
 

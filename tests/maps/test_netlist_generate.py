@@ -1,0 +1,100 @@
+import random
+
+import pytest
+
+from toolkit.core.errors import InputError
+from toolkit.maps.circuit import OPEN, WIRE, point_nets, to_netlist
+from toolkit.maps.generate import TIERS, draw_circuit, valid
+from toolkit.maps.netlist import parse_netlist, parse_value
+
+
+def test_spice_scale_suffixes():
+    assert parse_value("1M") == pytest.approx(1e-3)
+    assert parse_value("2MEG") == pytest.approx(2e6)
+    assert parse_value("4.7k") == pytest.approx(4700)
+    assert parse_value("10uF") == pytest.approx(1e-5)
+    for bad in ("4.7kk", "k", "1.2.3"):
+        with pytest.raises(ValueError):
+            parse_value(bad)
+
+
+@pytest.mark.parametrize("text, field", [
+    ("Q1 1 0 5\n", "element"), ("R1 1 10\n", "nodes"), ("R1 1 0 4.7kk\n", "value"), (".subckt amp 1 2\n", "card"),
+    (".model D D\n", "card"),
+])
+def test_bad_cards_name_line_and_field(text, field):
+    with pytest.raises(InputError) as err:
+        parse_netlist(".title t\n" + text, source="x.cir")
+    assert str(err.value).startswith("x.cir:2: field") and field in str(err.value)
+
+
+def test_empty_rejected_when_values_are_needed():
+    with pytest.raises(InputError, match="<Empty>"):
+        parse_netlist("R1 1 0 <Empty>\nV1 1 0 5\n", allow_empty=False)
+
+
+def test_seed_reproduces_circuits():
+    for tier in TIERS:
+        a = [draw_circuit(tier, random.Random(f"s{i}")) for i in range(5)]
+        b = [draw_circuit(tier, random.Random(f"s{i}")) for i in range(5)]
+        assert a == b
+
+
+@pytest.mark.parametrize("tier", ["small", "medium", "v11"])
+def test_validity_rules_hold(tier):
+    rng = random.Random(3)
+    for _ in range(40):
+        c = draw_circuit(tier, rng)
+        assert valid(c)
+        rows, cols = c["rows"], c["cols"]
+        if tier == "small":
+            assert sorted((rows, cols)) in ([2, 2], [2, 3])
+            assert {e["kind"] for e in c["edges"]} <= {WIRE, OPEN, "R", "V", "I"}
+            assert 1 <= sum(bool(e["meter"]) for e in c["edges"]) <= 2
+        nets = point_nets(c)
+        for e in c["edges"]:
+            outer = (e["a"][0] == e["b"][0] and e["a"][0] in (0, rows - 1)) or (
+                e["a"][1] == e["b"][1] and e["a"][1] in (0, cols - 1))
+            assert not (outer and e["kind"] == OPEN)
+            meter = (e["meter"] or " ")[0]
+            assert not (meter == "U" and e["kind"] in (WIRE, "V", "E", "H"))
+            assert not (meter == "I" and e["kind"] in (OPEN, "I", "G", "F"))
+            if e["kind"] not in (WIRE, OPEN) and meter != "I":
+                assert nets[tuple(e["a"])] != nets[tuple(e["b"])]
+            if e["kind"] in ("E", "G"):
+                assert e["ctrl"].startswith("U")
+            if e["kind"] in ("F", "H"):
+                assert e["ctrl"].startswith("I")
+        net = to_netlist(c)
+        assert parse_netlist(net.text()).text() == net.text()
+
+
+def test_latex_answers_and_import(tmp_path):
+    from toolkit.maps.answer import parse_number
+    from toolkit.maps.qa_import import import_qa
+
+    assert parse_number("$-0.5 \\mathrm{~A}$") == pytest.approx(-0.5)
+    assert parse_number("2.2 mA") == pytest.approx(2.2e-3)
+    assert parse_number("$3 \\times 10^{-3} \\mathrm{~W}$") == pytest.approx(3e-3)
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "7.jpg").write_bytes(b"x")
+    qa = tmp_path / "qa.json"
+    qa.write_text('[{"id": 7, "question": "Find I", "answer": "$-0.5 \\\\mathrm{~A}$"}, {"id": 8, "question": "?"}]')
+    with pytest.raises(InputError, match="problem 1: field 'answer'"):
+        list(import_qa(qa, tmp_path / "img"))
+    bad = []
+    rows = list(import_qa(qa, tmp_path / "img", skip_bad=True, bad=bad))
+    assert [(r["value"], r["unit"]) for r in rows] == [(-0.5, "A")] and len(bad) == 1
+
+
+def test_noisy_render_differs_from_clean_at_the_same_size():
+    import numpy as np
+
+    from toolkit.maps.render import SIZE, draw
+
+    circuit = draw_circuit("small", random.Random(4))
+    clean = np.asarray(draw(circuit, style="clean").convert("L"), dtype=float)
+    noisy = np.asarray(draw(circuit, style="noisy", seed=1).convert("L"), dtype=float)
+    assert clean.shape == noisy.shape == (SIZE, SIZE)
+    assert (clean < 128).mean() > 0.02  # the schematic is drawn
+    assert 1.0 < np.abs(clean - noisy).mean() < 40.0  # jitter, rotation, blur and JPEG change it, not erase it

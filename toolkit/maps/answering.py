@@ -1,0 +1,90 @@
+"""`answer`: pair questions with their circuit's netlist (and simulation) and run one answerer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from toolkit.core.errors import InputError
+from toolkit.core.records import load_records
+from toolkit.maps.answer import (
+    ANSWER_PROMPT,
+    REFINE_PROMPT,
+    fill_empty,
+    parse_answer_json,
+    parse_spice_block,
+    pick_letter,
+    read_question,
+    reduce_answer,
+    rule_answer,
+    sim_text,
+    unit_of,
+)
+from toolkit.maps.io import iter_netlists, sim_from_record
+from toolkit.maps.netlist import parse_netlist
+
+
+def answer_all(netlists: str, questions: Path, **kwargs) -> Iterator[dict]:
+    items = [(cid, net, rec) for cid, _, net, rec in iter_netlists(netlists)]
+    yield from _answer(items, questions, **kwargs)
+
+
+def answer_records(records: list[dict], questions: Path, **kwargs) -> Iterator[dict]:
+    items = [(r["id"], parse_netlist(r["netlist"]), r) for r in records]
+    yield from _answer(items, questions, **kwargs)
+
+
+def _answer(items, questions: Path, *, answerer: str, simulator=None, llm=None, no_sim: bool = False):
+    by_id = {cid: (net, rec) for cid, net, rec in items}
+    for lineno, q in enumerate(load_records(questions, types=["maps.question"], required=["id", "text"]), start=1):
+        cid = q.get("circuit") or q["id"].rsplit("-q", 1)[0]
+        if cid not in by_id:
+            raise InputError(f"{questions}:{lineno}: field 'circuit': no netlist for circuit '{cid}'")
+        net, rec = by_id[cid]
+        used_sim, why, extra = False, None, {}
+        if net is None:
+            value, why = None, "netlist could not be parsed"
+        elif answerer == "rule":
+            value, used_sim, why = rule_answer(q, net, sim_from_record(rec), simulator)
+        elif answerer == "reduce":
+            value, why = reduce_answer(q, net)
+        else:
+            value, used_sim, why, extra = llm_answer(q, net, sim_from_record(rec), simulator, llm, no_sim)
+        asked = read_question(q["text"])
+        out = {"type": "maps.answer", "schema": 1, "id": q["id"], "circuit": cid, "answerer": answerer,
+               "value": value, "unit": unit_of(*asked) if asked else None,
+               "letter": pick_letter(value, q.get("options") or []), "used_sim": used_sim,
+               "abstained": value is None, "reason": why, **extra}
+        yield out
+
+
+def llm_answer(q: dict, net, sim, simulator, llm, no_sim: bool):
+    """The anchor's flow: refine <Empty> values through the LLM, simulate, then ask with the results."""
+    extra = {"refined": False, "parsed": True}
+    if net.has_empty:
+        prompt = REFINE_PROMPT.format(question=q["text"], netlist=net.text())
+        reply = llm.complete([{"role": "user", "content": prompt}], max_tokens=1024).texts[0]
+        block = parse_spice_block(reply)
+        extra["refined"] = True
+        filled = None
+        if block:
+            try:
+                filled = parse_netlist(block, allow_empty=False)
+            except InputError:
+                filled = None
+        net = filled or fill_empty(net, q["text"]) or net
+        sim = None
+    results = ""
+    used_sim = False
+    if not no_sim and not net.has_empty:
+        if sim is None or not sim.ok:
+            sim = simulator.run(net)
+        if sim.ok:
+            results, used_sim = sim_text(sim), True
+    prompt = ANSWER_PROMPT.format(question=q["text"], netlist=net.text(), results=results)
+    reply = llm.complete([{"role": "user", "content": prompt}], max_tokens=256).texts[0]
+    value = parse_answer_json(reply)
+    if value is None:
+        extra["parsed"] = False
+        return None, used_sim, "unparsed reply", extra
+    return value, used_sim, None, extra

@@ -1,0 +1,92 @@
+"""`perceive`: images -> maps.netlist records, with the shipped PPM, another PPM directory, or a vision LLM."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from toolkit.core.errors import InputError
+from toolkit.core.records import read_records
+
+DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "assets" / "maps" / "ppm"
+PPM_PROMPT = "Convert the circuit diagram to SPICE code:"
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+def image_jobs(source: str, *, skip_bad: bool = False) -> list[tuple[str, Path, str]]:
+    """(id, image path, where) for circuit records, one image, or a folder of images."""
+    path = Path(source)
+    if source != "-" and path.suffix.lower() in IMAGE_SUFFIXES:
+        if not path.is_file():
+            raise InputError(f"{path}: no such file")
+        return [(path.stem, path, str(path))]
+    if source != "-" and path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not files:
+            raise InputError(f"{path}: no .png/.jpg images in this folder")
+        return [(p.stem, p, str(p)) for p in files]
+    base = Path.cwd() if source == "-" else path.parent
+    name = "<stdin>" if source == "-" else source
+    jobs = []
+    for lineno, rec in enumerate(read_records(source, types=["maps.circuit", "maps.question"],
+                                              required=["id", "image"], skip_bad=skip_bad), start=1):
+        if rec["type"] == "maps.question":
+            continue
+        jobs.append((rec["id"], base / rec["image"], f"{name}:{lineno}: field 'image'"))
+    return jobs
+
+
+def perceive_all(jobs: Iterable[tuple[str, Path, str]], *, model: Path | None = None,
+                 llm: str | None = None) -> Iterator[dict]:
+    if llm:
+        yield from _perceive_llm(jobs, llm)
+        return
+    from toolkit.maps.circuit import to_netlist
+    from toolkit.maps.ppm import load_gray, load_model
+
+    directory = model or DEFAULT_MODEL
+    if not directory.is_dir():
+        raise InputError(f"--model {directory}: no such directory")
+    try:
+        ppm = load_model(directory)
+    except ValueError as exc:
+        raise InputError(f"--model {exc}") from None
+    for cid, image, where in jobs:
+        try:
+            gray = load_gray(image)
+        except FileNotFoundError:
+            raise InputError(f"{where}: {image}: no such file") from None
+        except ValueError as exc:
+            raise InputError(f"{where}: {image}: {exc}") from None
+        circuit = ppm.read(gray)
+        net = to_netlist(circuit, hide_values=True)
+        yield {"type": "maps.netlist", "schema": 1, "id": cid, "image": str(image), "netlist": net.text(),
+               "parsed": True, "reader": "ppm", "model": str(directory)}
+
+
+def _data_url(image: Path) -> str:
+    kind = "jpeg" if image.suffix.lower() in (".jpg", ".jpeg") else "png"
+    return f"data:image/{kind};base64," + base64.b64encode(image.read_bytes()).decode()
+
+
+def _perceive_llm(jobs, uri: str) -> Iterator[dict]:
+    from toolkit.core.llm import from_uri
+    from toolkit.maps.answer import parse_spice_block
+    from toolkit.maps.netlist import parse_netlist
+
+    backend = from_uri(uri)
+    for cid, image, where in jobs:
+        if not image.is_file():
+            raise InputError(f"{where}: {image}: no such file")
+        messages = [{"role": "user", "content": [{"type": "text", "text": PPM_PROMPT},
+                                                 {"type": "image_url", "image_url": {"url": _data_url(image)}}]}]
+        reply = backend.complete(messages, max_tokens=1024).texts[0]
+        text = parse_spice_block(reply) or reply
+        try:
+            parse_netlist(text)
+            parsed = True
+        except InputError:
+            parsed = False
+        yield {"type": "maps.netlist", "schema": 1, "id": cid, "image": str(image), "netlist": text,
+               "parsed": parsed, "reader": "llm"}
