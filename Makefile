@@ -6,9 +6,9 @@ TORCH ?= torch==2.13.0
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONHASHSEED := 0
-# Debian packages some systems need (one line per system; `make sysdeps` installs them as root).
 .PHONY: install test bench lint demo clean sysdeps
 
+# Debian packages some systems need (one line per system; `make sysdeps` installs them as root).
 SYSDEPS += ngspice libngspice0-dev
 SYSDEPS += chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
