@@ -188,6 +188,7 @@ def evaluate(
     window: Annotated[int, typer.Option("--window", min=1)] = 8,
     kernel: Annotated[int, typer.Option("--kernel", min=1)] = 7,
     beta: Annotated[float, typer.Option("--beta", help="HeadKV pool split: each head keeps base - base//beta.")] = 1.2,
+    page_size: Annotated[int, typer.Option("--page-size", min=1, help="Tokens per page (quest).")] = 16,
     pin_support: Annotated[bool, typer.Option(
         "--pin-support", help="Oracle diagnostic: every head keeps the answer path's sentences first (within "
         "its budget), to tell what selection loses from what the budget loses.")] = False,
@@ -196,9 +197,12 @@ def evaluate(
     out: OutOpt = None,
     seed: SeedOpt = None,
 ):
-    """Accuracy vs KV budget for each method, with the KV memory actually held.
+    """Accuracy vs KV budget for each method, with the KV memory held and what each decode step reads.
 
-    Example: reason kvcompress eval --budgets 32,64,128,256 --methods full,snapkv,pyramidkv,headkv
+    Prefill methods (streaming, snapkv, pyramidkv, adakv, headkv) evict; quest and headkv+quest keep the
+    whole cache and read the window plus the pages whose key bound is highest for each decode query.
+
+    Example: reason kvcompress eval --budgets 32,64,128,256 --methods full,snapkv,headkv,headkv+quest
     """
     from rich.table import Table
 
@@ -216,23 +220,29 @@ def evaluate(
     if bad or not wanted:
         raise InputError(f"--methods {methods}: expected some of {', '.join(METHODS)}")
     head_scores = None
-    if "headkv" in wanted:
+    if any(m.startswith("headkv") for m in wanted):
         head_scores = load_scores(scores or DEFAULT_SCORES["retrieval"])["scores"]
     lm, _ = load_model(model or _default_model(), attn, device)
     s = seed_or_global(seed)
     examples = make_eval_set(s, n, parse_ints(lengths, "--lengths"), _tasks(tasks))
     table = Table(title="kvcompress: accuracy vs KV budget")
-    for col in ("method", "budget", "accuracy", "KV held", "by task", "answer held by a head"):
+    for col in ("method", "budget", "accuracy", "KV held", "attended", "read/token", "by task",
+                "answer held by a head"):
         table.add_column(col)
     with open_writer(out) as writer:
         def on_row(row):
             writer.write(make_record("kvcompress.eval", 1, **row))
             frac = "" if row["kv_fraction"] is None else f" ({row['kv_fraction']:.1%})"
             table.add_row(row["method"], str(row["budget"] or "-"), f"{row['accuracy']:.3f}",
-                          f"{row['kv_bytes_mean'] / 1024:.0f} KiB{frac}",
+                          f"{row['kv_bytes_mean'] / 1024:.0f} KiB{frac}", f"{row['attended_fraction']:.1%}",
+                          f"{row['bytes_moved_per_token'] / 1024:.1f} KiB",
                           " ".join(f"{k}={v:.2f}" for k, v in row["by_task"].items()),
                           " ".join(f"{k}={v:.2f}" for k, v in row["answer_held_by_task"].items()))
 
-        eval_grid(lm, examples, wanted, parse_ints(budgets, "--budgets"), head_scores, window, kernel, beta,
-                  on_row=on_row, pin_support=pin_support)
+        rows = eval_grid(lm, examples, wanted, parse_ints(budgets, "--budgets"), head_scores, window, kernel, beta,
+                         on_row=on_row, pin_support=pin_support, page_size=page_size)
     console.console.print(table)
+    partial = sorted({r["method"] for r in rows if not r["holds_full_context"]})
+    if partial:
+        console.info(f"{', '.join(partial)}: the cache holds less than the full context in fast memory "
+                     "(evicted tokens are gone); quest methods keep it all and read a part per step")

@@ -39,7 +39,7 @@ def test_full_and_large_budget_equal_the_full_cache_exactly(gqa_model, prompt):
 
 def test_flat_store_with_everything_kept_matches_dense(gqa_model, prompt):
     class KeepAll(KVPress):
-        def compress_layer(self, module, layer_idx, query, key, layer):
+        def compress_layer(self, module, layer_idx, query, key, layer, sliding_window=None):
             layer.compress([torch.randperm(key.shape[-2]) for _ in range(key.shape[1])])
 
     ref = _gen(gqa_model, prompt)
