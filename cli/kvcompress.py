@@ -192,6 +192,17 @@ def evaluate(
     pin_support: Annotated[bool, typer.Option(
         "--pin-support", help="Oracle diagnostic: every head keeps the answer path's sentences first (within "
         "its budget), to tell what selection loses from what the budget loses.")] = False,
+    data: Annotated[Path | None, typer.Option(
+        "--data", help="LongBench-format JSONL (input, context, answers, length, dataset) instead of the "
+                       "synthetic tasks; the metric follows the dataset name.")] = None,
+    metric: Annotated[str | None, typer.Option(
+        "--metric", help="With --data: one metric for every record (qa_f1, rouge, classification, code_sim, "
+                         "count, retrieval).")] = None,
+    max_length: Annotated[int | None, typer.Option(
+        "--max-length", min=16, help="With --data: prompts longer than this keep their first and last halves.")] = None,
+    max_new_tokens: Annotated[int | None, typer.Option(
+        "--max-new-tokens", min=1, help="With --data: answer length (default: by metric, as LongBench).")] = None,
+    skip_bad: Annotated[bool, typer.Option("--skip-bad", help="With --data: skip malformed lines.")] = False,
     attn: AttnOpt = "eager",
     device: DeviceOpt = "cpu",
     out: OutOpt = None,
@@ -203,28 +214,40 @@ def evaluate(
     whole cache and read the window plus the pages whose key bound is highest for each decode query.
 
     Example: reason kvcompress eval --budgets 32,64,128,256 --methods full,snapkv,headkv,headkv+quest
+    Example: reason kvcompress eval --data longbench/hotpotqa.jsonl --model DIR --methods full,quest --budgets 512
     """
     from rich.table import Table
 
     from toolkit.core import console
     from toolkit.core.errors import InputError
-    from toolkit.core.records import make_record
+    from toolkit.core.records import BadLines, make_record
     from toolkit.kvcompress import DEFAULT_SCORES
     from toolkit.kvcompress.allocation import METHODS
     from toolkit.kvcompress.evaluate import eval_grid, make_eval_set
-    from toolkit.kvcompress.loading import load_model, parse_ints
+    from toolkit.kvcompress.loading import load_model_and_tokenizer, parse_ints
     from toolkit.kvcompress.scoring import load_scores
 
     wanted = [m.strip() for m in methods.split(",") if m.strip()]
     bad = [m for m in wanted if m not in METHODS]
     if bad or not wanted:
         raise InputError(f"--methods {methods}: expected some of {', '.join(METHODS)}")
+    from toolkit.kvcompress.longbench import METRICS, load_longbench, runner
+
+    if metric is not None and metric not in METRICS:
+        raise InputError(f"--metric {metric}: expected one of {', '.join(METRICS)}")
+    bad = BadLines()
+    records = load_longbench(data, metric, skip_bad, bad) if data is not None else None
     head_scores = None
     if any(m.startswith("headkv") for m in wanted):
         head_scores = load_scores(scores or DEFAULT_SCORES["retrieval"])["scores"]
-    lm, _ = load_model(model or _default_model(), attn, device)
+    budget_list = parse_ints(budgets, "--budgets")
+    lm, tok, _ = load_model_and_tokenizer(model or _default_model(), attn, device)
     s = seed_or_global(seed)
-    examples = make_eval_set(s, n, parse_ints(lengths, "--lengths"), _tasks(tasks))
+    run, examples = None, []
+    if records is not None:
+        run = runner(lm, tok, records, metric, max_length, max_new_tokens)
+    else:
+        examples = make_eval_set(s, n, parse_ints(lengths, "--lengths"), _tasks(tasks))
     table = Table(title="kvcompress: accuracy vs KV budget")
     for col in ("method", "budget", "accuracy", "KV held", "attended", "read/token", "by task",
                 "answer held by a head"):
@@ -239,9 +262,11 @@ def evaluate(
                           " ".join(f"{k}={v:.2f}" for k, v in row["by_task"].items()),
                           " ".join(f"{k}={v:.2f}" for k, v in row["answer_held_by_task"].items()))
 
-        rows = eval_grid(lm, examples, wanted, parse_ints(budgets, "--budgets"), head_scores, window, kernel, beta,
-                         on_row=on_row, pin_support=pin_support, page_size=page_size)
+        rows = eval_grid(lm, examples, wanted, budget_list, head_scores, window, kernel, beta,
+                         on_row=on_row, pin_support=pin_support, page_size=page_size, run=run)
     console.console.print(table)
+    if bad.report():
+        console.warn(bad.report())
     partial = sorted({r["method"] for r in rows if not r["holds_full_context"]})
     if partial:
         console.info(f"{', '.join(partial)}: the cache holds less than the full context in fast memory "

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 import torch
 
-from tests.kvcompress.conftest import tiny_model
 from toolkit.kvcompress.press import KVPress
 from toolkit.kvcompress.quest import PageIndex, page_bounds, select_tokens, sparse_decode_attention, upper_bound
 
