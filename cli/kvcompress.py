@@ -164,6 +164,61 @@ def mask_heads(
         console.info(f"mask {r['masked']:>6} k={r['k']}: accuracy {r['accuracy']:.3f}")
 
 
+@app.command()
+def needle(
+    model: ModelOpt = None,
+    scores: ScoresOpt = None,
+    method: Annotated[str, typer.Option("--method", help="full or any compression method.")] = "headkv+quest",
+    budget: Annotated[int, typer.Option("--budget", min=1, help="Average KV size per head (window included).")] = 40,
+    lengths: Annotated[str, typer.Option("--lengths", help="Context lengths (tokens).")] = "256,512,1024,2048",
+    depths: Annotated[str, typer.Option("--depths", help="Needle depths in [0, 1].")] = "0,0.25,0.5,0.75,1",
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Needles per cell.")] = 4,
+    page_size: Annotated[int, typer.Option("--page-size", min=1, help="Tokens per page (quest).")] = 16,
+    heatmap: Annotated[Path, typer.Option("--heatmap", help="PNG to write.")] = Path("needle.png"),
+    attn: AttnOpt = "sdpa",
+    device: DeviceOpt = "cpu",
+    out: OutOpt = None,
+    seed: SeedOpt = None,
+):
+    """Needle-in-a-haystack grid (context length x depth): one record per cell and a heatmap PNG.
+
+    Example: reason kvcompress needle --method headkv+quest --budget 40 --heatmap needle.png
+    """
+    from toolkit.core import console
+    from toolkit.core.errors import InputError
+    from toolkit.core.paths import check_writable
+    from toolkit.core.records import make_record
+    from toolkit.kvcompress import DEFAULT_SCORES
+    from toolkit.kvcompress.allocation import METHODS
+    from toolkit.kvcompress.loading import load_model, parse_floats, parse_ints
+    from toolkit.kvcompress.needle import needle_grid, save_heatmap
+    from toolkit.kvcompress.press import KVPress
+    from toolkit.kvcompress.scoring import load_scores
+
+    if method not in METHODS:
+        raise InputError(f"--method {method}: expected one of {', '.join(METHODS)}")
+    depth_list, length_list = parse_floats(depths, "--depths"), parse_ints(lengths, "--lengths")
+    if any(not 0 <= d <= 1 for d in depth_list):
+        raise InputError(f"--depths {depths}: expected numbers in [0, 1]")
+    check_writable(heatmap)
+    head_scores = load_scores(scores or DEFAULT_SCORES["retrieval"])["scores"] if method.startswith("headkv") else None
+    press = KVPress(method, budget=budget if method != "full" else 10**9, head_scores=head_scores,
+                    page_size=page_size)
+    lm, _ = load_model(model or _default_model(), attn, device)
+    with open_writer(out) as writer:
+        def on_cell(length, depth, acc, rows):
+            reads = [r["reads"] for r in rows]
+            attended = sum(r["attended"] for r in reads) / max(sum(r["context"] for r in reads), 1)
+            writer.write(make_record("kvcompress.needle", 1, method=method, budget=None if method == "full" else budget,
+                                     length=length, depth=depth, accuracy=acc, trials=len(rows),
+                                     attended_fraction=attended))
+
+        grid = needle_grid(lm, length_list, depth_list, press, trials, seed_or_global(seed), on_cell=on_cell)
+    title = f"{method}" + ("" if method == "full" else f", KV size {budget}/head") + f": mean {grid.mean():.2f}"
+    png = save_heatmap(grid, length_list, depth_list, title, heatmap)
+    console.info(f"needle {method}: mean accuracy {grid.mean():.3f} over {grid.size} cells; heatmap {png}")
+
+
 def _tasks(text: str) -> list[str]:
     from toolkit.core.errors import InputError
     from toolkit.kvcompress.tasks import ALL_TASKS
