@@ -37,20 +37,21 @@ def test_page_index_refreshes_only_what_grew_and_matches_a_rebuild():
     assert index.nbytes() == 2 * lo.numel() * 4
 
 
-def test_selection_keeps_the_window_and_the_best_pages_within_each_budget():
-    length, page, window = 70, 8, 6
+def test_selection_reads_the_tail_and_each_heads_best_pages():
+    length, page, recent = 70, 8, 64
     bound = torch.zeros(1, 2, 9)
     bound[0, 0, 3], bound[0, 0, 1] = 5.0, 4.0  # head 0 prefers pages 3 then 1
-    bound[0, 1, 7] = 9.0  # page 7 (tokens 56-63) lies before the window (64-69): a candidate
-    budgets = torch.tensor([window + 2 * page, window + page])
-    mask = select_tokens(bound, budgets, length, page, window)
+    bound[0, 1, 7] = 9.0  # page 7 (tokens 56-63) starts before the tail (64-69): a candidate
+    bound[0, 1, 8] = 99.0  # page 8 lies inside the tail: read anyway, never a candidate
+    n_pages = torch.tensor([2, 1])
+    mask = select_tokens(bound, n_pages, length, page, recent)
     want0 = set(range(24, 32)) | set(range(8, 16)) | set(range(64, 70))
     assert set(mask[0, 0].nonzero()[:, 0].tolist()) == want0
     assert set(mask[0, 1].nonzero()[:, 0].tolist()) == set(range(56, 70))
-    assert (mask.sum(-1) <= budgets).all()
+    assert (mask.sum(-1) == n_pages * page + length - recent).all()
     valid = torch.ones(1, length, dtype=torch.bool)
     valid[0, :32] = False  # left padding: its pages are never read
-    masked = select_tokens(bound, budgets, length, page, window, valid)
+    masked = select_tokens(bound, n_pages, length, page, recent, valid)
     assert not masked[0, :, :32].any() and masked[0, 0, 32:64].sum() == 2 * page
 
 
@@ -92,7 +93,8 @@ def test_quest_with_a_budget_over_the_context_is_the_full_cache_and_below_it_rea
     _gen(gqa_model, ids, ones, small)
     reads = small.last_cache.reads
     assert reads["steps"] == 5 and reads["context"] == sum(2 * 2 * (91 + i) for i in range(5))
-    assert reads["attended"] <= 24 * 2 * 2 * 5  # never over budget (page rounding only reads less)
+    # never over budget (page rounding only reads less), besides the tokens generated since the prompt
+    assert reads["attended"] <= sum((24 + i + 1) * 2 * 2 for i in range(5))
     assert reads["meta_bytes"] > 0 and small.last_cache.stored_entries() == 2 * 2 * 95  # nothing evicted
 
 

@@ -40,6 +40,7 @@ class HeadLayer(CacheLayerMixin):
     def __init__(self, **kwargs):
         super().__init__()
         self.seen = 0
+        self.prompt_length = 0  # tokens of the first (prefill) update
         self.flat = False
         self.prefilled = False
         self.head = self.pos = self.row = None
@@ -57,6 +58,8 @@ class HeadLayer(CacheLayerMixin):
         if not self.is_initialized:
             self.lazy_initialization(key_states, value_states)
         n_new = key_states.shape[-2]
+        if self.seen == 0:
+            self.prompt_length = n_new
         if not self.flat:
             self.keys = torch.cat([self.keys, key_states], dim=-2)
             self.values = torch.cat([self.values, value_states], dim=-2)

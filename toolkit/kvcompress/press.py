@@ -225,7 +225,9 @@ class KVPress:
         q = query[:, :, -1].reshape(n_rows, n_kv, -1, d)
         bound = upper_bound(q, layer.pages.mins, layer.pages.maxs).sum(2)  # (B, H, pages): group-summed bound
         valid = self.valid_columns(n_rows, seen)
-        mask = select_tokens(bound, budgets, seen, self.page_size, self.window, valid)
+        # like the prefill methods, every head keeps the prompt's window and what has been generated since
+        recent = max(layer.prompt_length - self.window, 0)
+        mask = select_tokens(bound, (budgets - self.window) // self.page_size, seen, self.page_size, recent, valid)
         attended = int(mask.sum())
         elem = keys.element_size()
         cache.account(layer_idx, attended, self.context_entries(layer), attended * 2 * d * elem,

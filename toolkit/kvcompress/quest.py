@@ -5,7 +5,8 @@ keeps two vectors, the per-channel minimum m and maximum M of its keys. For a qu
 the page can give more than
     U(q, page) = sum_i max(q_i * m_i, q_i * M_i)   >= q . k
 so each KV head scores its pages by U (summed over the query heads that share it), and attention
-reads only the recent window and the top-scoring pages that fit the head's token budget.
+reads only the top-scoring pages that fit the head's token budget, besides the tokens every method
+keeps: the last `window` prompt tokens and the tokens generated so far.
 """
 
 from __future__ import annotations
@@ -58,33 +59,32 @@ class PageIndex:
         return 2 * self.mins.numel() * self.mins.element_size()
 
 
-def select_tokens(bound: torch.Tensor, budgets: torch.Tensor, length: int, page: int, window: int,
+def select_tokens(bound: torch.Tensor, n_pages: torch.Tensor, length: int, page: int, recent: int,
                   valid: torch.Tensor | None = None) -> torch.Tensor:
-    """Attended-token mask (B, H, L): the last `window` tokens, then the top pages by `bound` (B, H, P).
+    """Attended-token mask (B, H, L): every token from column `recent` on, then, per head, its n_pages[h]
+    best pages by `bound` (B, H, pages) among the pages that start before `recent`.
 
-    A head with budget b reads (b - window) // page whole pages; pages inside the window are not
-    candidates (they are read anyway). `valid` (B, L) marks real (unpadded) tokens.
+    `valid` (B, L) marks real (unpadded) tokens; a page of padding only is never read.
     """
-    b, h, n_pages = bound.shape
+    b, h, total = bound.shape
     device = bound.device
-    recent = max(length - window, 0)
-    cand = -(-recent // page) if recent else 0  # pages that start before the window
+    cand = -(-recent // page) if recent > 0 else 0  # pages that start before the always-read tail
     pos = torch.arange(length, device=device)
     mask = (pos >= recent).expand(b, h, length).clone()
-    n_sel = torch.clamp((budgets.to(device) - window) // page, min=0).clamp(max=cand)  # (H,)
+    n_sel = n_pages.to(device).clamp(min=0, max=cand)  # (H,)
     k = int(n_sel.max()) if cand else 0
     if k > 0:
         scores = bound[..., :cand].float()
-        if valid is not None:  # a page holding only padding is never read
-            pad = n_pages * page - length
-            v = torch.nn.functional.pad(valid, (0, pad)).reshape(b, n_pages, page).any(-1)[:, None, :cand]
+        if valid is not None:
+            pad = total * page - length
+            v = torch.nn.functional.pad(valid, (0, pad)).reshape(b, total, page).any(-1)[:, None, :cand]
             scores = scores.masked_fill(~v, float("-inf"))
         top = torch.topk(scores, k, dim=-1).indices  # (B, H, k), best first
         keep_rank = (torch.arange(k, device=device)[None, None, :] < n_sel[None, :, None]).expand(b, h, k)
         chosen = torch.zeros(b, h, cand, dtype=torch.bool, device=device)
         chosen.scatter_(-1, top, keep_rank)
         chosen &= torch.isfinite(scores)
-        chosen = torch.nn.functional.pad(chosen, (0, n_pages - cand))
+        chosen = torch.nn.functional.pad(chosen, (0, total - cand))
         mask |= chosen.repeat_interleave(page, dim=-1)[..., :length]
     if valid is not None:
         mask &= valid[:, None, :]
