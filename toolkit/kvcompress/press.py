@@ -34,7 +34,7 @@ from toolkit.kvcompress.allocation import (
 
 # model_type values whose attention modules follow the Llama layout (module.layer_idx, module.scaling, an
 # eager_attention_forward in the modeling file, rotary keys before the cache update)
-SUPPORTED_FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3", "gemma3_text", "phi3")
+SUPPORTED_FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
 SUPPORTED_ATTENTION = ("eager", "sdpa")
 IMPL_NAME = "kvcompress"
 _BASE = {}  # id(config) -> base attention implementation name
