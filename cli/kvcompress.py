@@ -164,6 +164,61 @@ def mask_heads(
         console.info(f"mask {r['masked']:>6} k={r['k']}: accuracy {r['accuracy']:.3f}")
 
 
+@app.command()
+def needle(
+    model: ModelOpt = None,
+    scores: ScoresOpt = None,
+    method: Annotated[str, typer.Option("--method", help="full or any compression method.")] = "headkv+quest",
+    budget: Annotated[int, typer.Option("--budget", min=1, help="Average KV size per head (window included).")] = 40,
+    lengths: Annotated[str, typer.Option("--lengths", help="Context lengths (tokens).")] = "256,512,1024,2048",
+    depths: Annotated[str, typer.Option("--depths", help="Needle depths in [0, 1].")] = "0,0.25,0.5,0.75,1",
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Needles per cell.")] = 4,
+    page_size: Annotated[int, typer.Option("--page-size", min=1, help="Tokens per page (quest).")] = 16,
+    heatmap: Annotated[Path, typer.Option("--heatmap", help="PNG to write.")] = Path("needle.png"),
+    attn: AttnOpt = "sdpa",
+    device: DeviceOpt = "cpu",
+    out: OutOpt = None,
+    seed: SeedOpt = None,
+):
+    """Needle-in-a-haystack grid (context length x depth): one record per cell and a heatmap PNG.
+
+    Example: reason kvcompress needle --method headkv+quest --budget 40 --heatmap needle.png
+    """
+    from toolkit.core import console
+    from toolkit.core.errors import InputError
+    from toolkit.core.paths import check_writable
+    from toolkit.core.records import make_record
+    from toolkit.kvcompress import DEFAULT_SCORES
+    from toolkit.kvcompress.allocation import METHODS
+    from toolkit.kvcompress.loading import load_model, parse_floats, parse_ints
+    from toolkit.kvcompress.needle import needle_grid, save_heatmap
+    from toolkit.kvcompress.press import KVPress
+    from toolkit.kvcompress.scoring import load_scores
+
+    if method not in METHODS:
+        raise InputError(f"--method {method}: expected one of {', '.join(METHODS)}")
+    depth_list, length_list = parse_floats(depths, "--depths"), parse_ints(lengths, "--lengths")
+    if any(not 0 <= d <= 1 for d in depth_list):
+        raise InputError(f"--depths {depths}: expected numbers in [0, 1]")
+    check_writable(heatmap)
+    head_scores = load_scores(scores or DEFAULT_SCORES["retrieval"])["scores"] if method.startswith("headkv") else None
+    press = KVPress(method, budget=budget if method != "full" else 10**9, head_scores=head_scores,
+                    page_size=page_size)
+    lm, _ = load_model(model or _default_model(), attn, device)
+    with open_writer(out) as writer:
+        def on_cell(length, depth, acc, rows):
+            reads = [r["reads"] for r in rows]
+            attended = sum(r["attended"] for r in reads) / max(sum(r["context"] for r in reads), 1)
+            writer.write(make_record("kvcompress.needle", 1, method=method, budget=None if method == "full" else budget,
+                                     length=length, depth=depth, accuracy=acc, trials=len(rows),
+                                     attended_fraction=attended))
+
+        grid = needle_grid(lm, length_list, depth_list, press, trials, seed_or_global(seed), on_cell=on_cell)
+    title = f"{method}" + ("" if method == "full" else f", KV size {budget}/head") + f": mean {grid.mean():.2f}"
+    png = save_heatmap(grid, length_list, depth_list, title, heatmap)
+    console.info(f"needle {method}: mean accuracy {grid.mean():.3f} over {grid.size} cells; heatmap {png}")
+
+
 def _tasks(text: str) -> list[str]:
     from toolkit.core.errors import InputError
     from toolkit.kvcompress.tasks import ALL_TASKS
@@ -188,51 +243,86 @@ def evaluate(
     window: Annotated[int, typer.Option("--window", min=1)] = 8,
     kernel: Annotated[int, typer.Option("--kernel", min=1)] = 7,
     beta: Annotated[float, typer.Option("--beta", help="HeadKV pool split: each head keeps base - base//beta.")] = 1.2,
+    page_size: Annotated[int, typer.Option("--page-size", min=1, help="Tokens per page (quest).")] = 16,
     pin_support: Annotated[bool, typer.Option(
         "--pin-support", help="Oracle diagnostic: every head keeps the answer path's sentences first (within "
         "its budget), to tell what selection loses from what the budget loses.")] = False,
+    data: Annotated[Path | None, typer.Option(
+        "--data", help="LongBench-format JSONL (input, context, answers, length, dataset) instead of the "
+                       "synthetic tasks; the metric follows the dataset name.")] = None,
+    metric: Annotated[str | None, typer.Option(
+        "--metric", help="With --data: one metric for every record (qa_f1, rouge, classification, code_sim, "
+                         "count, retrieval).")] = None,
+    max_length: Annotated[int | None, typer.Option(
+        "--max-length", min=16, help="With --data: prompts longer than this keep their first and last halves.")] = None,
+    max_new_tokens: Annotated[int | None, typer.Option(
+        "--max-new-tokens", min=1, help="With --data: answer length (default: by metric, as LongBench).")] = None,
+    skip_bad: Annotated[bool, typer.Option("--skip-bad", help="With --data: skip malformed lines.")] = False,
     attn: AttnOpt = "eager",
     device: DeviceOpt = "cpu",
     out: OutOpt = None,
     seed: SeedOpt = None,
 ):
-    """Accuracy vs KV budget for each method, with the KV memory actually held.
+    """Accuracy vs KV budget for each method, with the KV memory held and what each decode step reads.
 
-    Example: reason kvcompress eval --budgets 32,64,128,256 --methods full,snapkv,pyramidkv,headkv
+    Prefill methods (streaming, snapkv, pyramidkv, adakv, headkv) evict; quest and headkv+quest keep the
+    whole cache and read the window plus the pages whose key bound is highest for each decode query.
+
+    Example: reason kvcompress eval --budgets 32,64,128,256 --methods full,snapkv,headkv,headkv+quest
+    Example: reason kvcompress eval --data longbench/hotpotqa.jsonl --model DIR --methods full,quest --budgets 512
     """
     from rich.table import Table
 
     from toolkit.core import console
     from toolkit.core.errors import InputError
-    from toolkit.core.records import make_record
+    from toolkit.core.records import BadLines, make_record
     from toolkit.kvcompress import DEFAULT_SCORES
     from toolkit.kvcompress.allocation import METHODS
     from toolkit.kvcompress.evaluate import eval_grid, make_eval_set
-    from toolkit.kvcompress.loading import load_model, parse_ints
+    from toolkit.kvcompress.loading import load_model_and_tokenizer, parse_ints
     from toolkit.kvcompress.scoring import load_scores
 
     wanted = [m.strip() for m in methods.split(",") if m.strip()]
     bad = [m for m in wanted if m not in METHODS]
     if bad or not wanted:
         raise InputError(f"--methods {methods}: expected some of {', '.join(METHODS)}")
+    from toolkit.kvcompress.longbench import METRICS, load_longbench, runner
+
+    if metric is not None and metric not in METRICS:
+        raise InputError(f"--metric {metric}: expected one of {', '.join(METRICS)}")
+    bad = BadLines()
+    records = load_longbench(data, metric, skip_bad, bad) if data is not None else None
     head_scores = None
-    if "headkv" in wanted:
+    if any(m.startswith("headkv") for m in wanted):
         head_scores = load_scores(scores or DEFAULT_SCORES["retrieval"])["scores"]
-    lm, _ = load_model(model or _default_model(), attn, device)
+    budget_list = parse_ints(budgets, "--budgets")
+    lm, tok, _ = load_model_and_tokenizer(model or _default_model(), attn, device)
     s = seed_or_global(seed)
-    examples = make_eval_set(s, n, parse_ints(lengths, "--lengths"), _tasks(tasks))
+    run, examples = None, []
+    if records is not None:
+        run = runner(lm, tok, records, metric, max_length, max_new_tokens)
+    else:
+        examples = make_eval_set(s, n, parse_ints(lengths, "--lengths"), _tasks(tasks))
     table = Table(title="kvcompress: accuracy vs KV budget")
-    for col in ("method", "budget", "accuracy", "KV held", "by task", "answer held by a head"):
+    for col in ("method", "budget", "accuracy", "KV held", "attended", "read/token", "by task",
+                "answer held by a head"):
         table.add_column(col)
     with open_writer(out) as writer:
         def on_row(row):
             writer.write(make_record("kvcompress.eval", 1, **row))
             frac = "" if row["kv_fraction"] is None else f" ({row['kv_fraction']:.1%})"
             table.add_row(row["method"], str(row["budget"] or "-"), f"{row['accuracy']:.3f}",
-                          f"{row['kv_bytes_mean'] / 1024:.0f} KiB{frac}",
+                          f"{row['kv_bytes_mean'] / 1024:.0f} KiB{frac}", f"{row['attended_fraction']:.1%}",
+                          f"{row['bytes_moved_per_token'] / 1024:.1f} KiB",
                           " ".join(f"{k}={v:.2f}" for k, v in row["by_task"].items()),
                           " ".join(f"{k}={v:.2f}" for k, v in row["answer_held_by_task"].items()))
 
-        eval_grid(lm, examples, wanted, parse_ints(budgets, "--budgets"), head_scores, window, kernel, beta,
-                  on_row=on_row, pin_support=pin_support)
+        rows = eval_grid(lm, examples, wanted, budget_list, head_scores, window, kernel, beta,
+                         on_row=on_row, pin_support=pin_support, page_size=page_size, run=run)
     console.console.print(table)
+    if bad.report():
+        console.warn(bad.report())
+    partial = sorted({r["method"] for r in rows if not r["holds_full_context"]})
+    if partial:
+        console.info(f"{', '.join(partial)}: the cache holds less than the full context in fast memory "
+                     "(evicted tokens are gone); quest methods keep it all and read a part per step")

@@ -1,4 +1,5 @@
-"""kvcompress: retrieval-head scoring and head-level KV-cache compression (HeadKV) with baselines.
+"""kvcompress: retrieval-head scoring, head-level KV-cache compression (HeadKV) with baselines, and
+decode-time page selection (Quest, HeadKV+Quest).
 
 Public API:
     KVPress(method, budget, ...)      context manager around model.generate (see press.py)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-METHODS = ("full", "streaming", "snapkv", "pyramidkv", "adakv", "headkv")
+METHODS = ("full", "streaming", "snapkv", "pyramidkv", "adakv", "headkv", "quest", "headkv+quest")
+PAGE_METHODS = ("quest", "headkv+quest")  # decode-time selection: nothing is evicted, each step reads some pages
 
 
 def round_preserving_sum(values: np.ndarray, total: int) -> np.ndarray:

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from toolkit.kvcompress.allocation import PAGE_METHODS
 from toolkit.kvcompress.press import KVPress
 from toolkit.kvcompress.tasks import WORD_ID, Example, decode, make_example, score_answer
 
@@ -38,13 +39,18 @@ def generate_words(model, ex: Example, press: KVPress | None = None) -> tuple[li
         else:
             with press(model):
                 out = model.generate(ids, **kwargs)
-            cache = press.last_cache
-            seen = cache.layers[0].seen
-            full = sum(layer.n_heads * seen * 2 * layer.keys.shape[-1] * layer.keys.element_size()
-                       for layer in cache.layers)
-            stats = {"kv_bytes": cache.stored_bytes(), "kv_entries": cache.stored_entries(), "full_bytes": full,
-                     "head_lengths": cache.head_lengths(), "answer_held": answer_held(cache, ex)}
+            stats = {**cache_stats(press.last_cache), "answer_held": answer_held(press.last_cache, ex)}
     return decode(out[0, ids.shape[1]:].tolist()), stats
+
+
+def cache_stats(cache) -> dict:
+    """What a generation held (bytes, entries, page metadata) and read per decode step (cache.reads)."""
+    seen = cache.layers[0].seen
+    rows = cache.layers[0].keys.shape[0] if not cache.layers[0].flat else int(cache.layers[0].row.max()) + 1
+    full = sum(rows * layer.n_heads * seen * 2 * layer.keys.shape[-1] * layer.keys.element_size()
+               for layer in cache.layers)
+    return {"kv_bytes": cache.stored_bytes(), "kv_entries": cache.stored_entries(), "full_bytes": full,
+            "page_bytes": cache.page_bytes(), "reads": dict(cache.reads), "head_lengths": cache.head_lengths()}
 
 
 def answer_held(cache, ex: Example) -> float:
@@ -144,25 +150,43 @@ def mask_experiment(model, scores: np.ndarray, examples: list[Example], ks=(1, 2
 
 
 def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None, window: int = 8,
-              kernel: int = 7, beta: float = 1.2, on_row=None, pin_support: bool = False) -> list[dict]:
-    """Accuracy and KV memory held for every (method, budget); `full` is evaluated once."""
+              kernel: int = 7, beta: float = 1.2, on_row=None, pin_support: bool = False,
+              page_size: int = 16, run=None) -> list[dict]:
+    """Accuracy and KV memory held for every (method, budget); `full` is evaluated once.
+
+    `run(press, pinned)` (default: greedy accuracy on `examples`) returns one dict per example with
+    "task", "correct" (a score in [0, 1]), "length" and the cache statistics of generate_words.
+    """
+    if run is None:
+        def run(press, pinned):
+            return accuracy(model, examples, press, pinned)[1]
     rows = []
     for method in methods:
         for budget in ([0] if method == "full" else budgets):
             press = KVPress(method, budget=budget if method != "full" else 10**9, window=window, kernel=kernel,
-                            head_scores=head_scores, beta=beta)
+                            head_scores=head_scores, beta=beta, page_size=page_size)
             pinned = pin_support and method != "full"  # the full cache keeps everything anyway
             t0 = time.perf_counter()
-            acc, per = accuracy(model, examples, press, pinned)
+            per = run(press, pinned)
+            acc = float(np.mean([r["correct"] for r in per]))
             by_task, held = {}, {}
             for task in sorted({r["task"] for r in per}):
                 by_task[task] = float(np.mean([r["correct"] for r in per if r["task"] == task]))
-                held[task] = float(np.mean([r["answer_held"] for r in per if r["task"] == task]))
+                if all("answer_held" in r for r in per):
+                    held[task] = float(np.mean([r["answer_held"] for r in per if r["task"] == task]))
             kv = float(np.mean([r["kv_bytes"] for r in per]))
             full_bytes = float(np.mean([r["full_bytes"] for r in per]))
+            reads = {k: sum(r["reads"][k] for r in per) for k in per[0]["reads"]}
+            steps = max(reads["steps"], 1)
             row = {"method": method, "budget": None if method == "full" else budget, "accuracy": acc,
+                   "page_size": page_size if method in PAGE_METHODS else None,
                    "by_task": by_task, "answer_held_by_task": held, "pinned_support": pinned, "kv_bytes_mean": kv,
                    "kv_fraction": None if not full_bytes else kv / full_bytes,
+                   "holds_full_context": bool(kv >= full_bytes), "page_meta_bytes_mean":
+                       float(np.mean([r["page_bytes"] for r in per])),
+                   "attended_fraction": reads["attended"] / max(reads["context"], 1),
+                   "bytes_moved_per_token": (reads["kv_bytes"] + reads["meta_bytes"]) / steps,
+                   "full_bytes_per_token": reads["context_bytes"] / steps,
                    "context_mean": float(np.mean([r["length"] for r in per])),
                    "examples": len(per), "seconds": round(time.perf_counter() - t0, 2)}
             rows.append(row)

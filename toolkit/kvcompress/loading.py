@@ -9,19 +9,25 @@ from toolkit.core.errors import InputError
 
 def load_model(path: str | Path, attn: str = "eager", device: str = "cpu"):
     """(model, device) for a local causal LM directory; attention implementation set to `attn`."""
+    model, _tok, dev = load_model_and_tokenizer(path, attn, device)
+    return model, dev
+
+
+def load_model_and_tokenizer(path: str | Path, attn: str = "eager", device: str = "cpu"):
+    """(model, tokenizer, device) for a local causal LM directory; attention implementation set to `attn`."""
     from toolkit.core.models import load_causal_lm
 
     if attn not in ("eager", "sdpa"):
         raise InputError(f"--attn {attn}: kvcompress supports eager and sdpa")
     try:
-        model, _tok, dev = load_causal_lm(path, device=device)
+        model, tok, dev = load_causal_lm(path, device=device)
     except Exception as exc:  # a corrupted weights file raises safetensors' own error type
         if type(exc).__name__ != "SafetensorError":
             raise
         raise InputError(f"{path}: corrupted weights ({str(exc).splitlines()[0]})") from None
     model.set_attn_implementation(attn)
     model.eval()
-    return model, dev
+    return model, tok, dev
 
 
 def parse_ints(text: str, what: str) -> list[int]:

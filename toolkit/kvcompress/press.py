@@ -1,20 +1,23 @@
-"""Compression at prefill with a per-head budget, as a context manager around generation.
+"""Per-head KV budgets, as a context manager around generation: prefill compression or decode-time pages.
 
     press = KVPress("headkv", budget=64, head_scores=scores)
     with press(model):
-        model.generate(input_ids, max_new_tokens=8)
+        model.generate(input_ids, attention_mask=mask, max_new_tokens=8)
     press.last_cache.head_lengths()
 
 Inside the context, the model runs attention through `kvcompress` (registered in transformers'
-AttentionInterface): prefill uses the model's own eager or sdpa kernel with full KV, then each
-layer's cache is cut per KV head (window of the last `window` prompt tokens always kept); decoding
-reads the flat per-head store. Supported: batch size 1 (no padding), attention implementations
-eager and sdpa, Llama-style decoder families listed in SUPPORTED_FAMILIES.
+AttentionInterface, with the model's own masks: padding, sliding windows). Prefill uses the model's
+own eager or sdpa kernel with full KV. Prefill methods then cut each layer's cache per KV head (window
+of the last `window` prompt tokens always kept) and decoding reads the flat per-head store. Page methods
+(quest, headkv+quest) keep the whole cache and, at every decode step, read the window and the pages
+whose key bound is highest for the current query (see quest.py). Batches may be left-padded: padding
+is never kept or read. Supported families are listed in SUPPORTED_FAMILIES.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,13 +25,16 @@ import numpy as np
 from toolkit.core.errors import InputError
 from toolkit.kvcompress.allocation import (
     METHODS,
+    PAGE_METHODS,
     adakv_layer_budgets,
     headkv_budgets,
     pyramid_budgets,
     uniform_budgets,
 )
 
-SUPPORTED_FAMILIES = ("llama", "mistral", "qwen2", "qwen3")
+# model_type values whose attention modules follow the Llama layout (module.layer_idx, module.scaling, an
+# eager_attention_forward in the modeling file, rotary keys before the cache update)
+SUPPORTED_FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3_text", "phi3")
 SUPPORTED_ATTENTION = ("eager", "sdpa")
 IMPL_NAME = "kvcompress"
 _BASE = {}  # id(config) -> base attention implementation name
@@ -41,9 +47,6 @@ def check_model(model) -> str:
     if family not in SUPPORTED_FAMILIES:
         raise InputError(f"model family '{family}' is not supported by kvcompress "
                          f"(supported: {', '.join(SUPPORTED_FAMILIES)})")
-    if getattr(config, "sliding_window", None) and getattr(config, "use_sliding_window", True):
-        if family == "mistral":
-            raise InputError("kvcompress: sliding-window attention models are not supported (set sliding_window=None)")
     impl = config._attn_implementation or "eager"
     if impl == IMPL_NAME:
         impl = _BASE.get(id(config), "eager")
@@ -53,61 +56,100 @@ def check_model(model) -> str:
     return impl
 
 
-def _causal_mask(t: int, s: int, dtype, device):
+def _causal_mask(t: int, s: int, dtype, device, sliding_window: int | None = None):
     import torch
 
     q = torch.arange(s - t, s, device=device)[:, None]
     k = torch.arange(s, device=device)[None, :]
+    hidden = k > q
+    if sliding_window is not None:
+        hidden |= k <= q - sliding_window
     mask = torch.zeros((t, s), dtype=dtype, device=device)
-    return mask.masked_fill(k > q, torch.finfo(dtype).min)[None, None]
+    return mask.masked_fill(hidden, torch.finfo(dtype).min)[None, None]
+
+
+def _dense_mask(attention_mask, base: str, t: int, s: int, dtype, device, sliding_window):
+    """The mask the base kernel expects, from the model's (bool or None: see _register) mask."""
+    import torch
+
+    if attention_mask is None:
+        if base == "sdpa" or t == 1 and (sliding_window is None or s <= sliding_window):
+            return None  # sdpa is causal by itself; one query sees everything
+        return _causal_mask(t, s, dtype, device, sliding_window)
+    if attention_mask.dtype == torch.bool and base == "eager":
+        return torch.zeros(attention_mask.shape, dtype=dtype, device=device).masked_fill(
+            ~attention_mask, torch.finfo(dtype).min)
+    return attention_mask
+
+
+def _family_eager(module):
+    """The eager attention of the module's own modeling file (Gemma's soft-capping lives there)."""
+    fn = getattr(sys.modules[type(module).__module__], "eager_attention_forward", None)
+    if fn is None:
+        from transformers.models.llama.modeling_llama import eager_attention_forward as fn
+    return fn
 
 
 def kvcompress_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
-    """Attention function registered as 'kvcompress': dense prefill (then compress) or flat per-head decode."""
+    """Attention function registered as 'kvcompress': dense prefill (then compress), flat per-head decode,
+    or a decode step that reads selected pages."""
     from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
 
     from toolkit.kvcompress.cache import HeadCache, flat_attention, last_updated
 
     scaling = module.scaling if scaling is None else scaling
+    softcap, sliding = kwargs.get("softcap"), kwargs.get("sliding_window")
     cache, layer_idx = last_updated()
     ours = isinstance(cache, HeadCache) and layer_idx == module.layer_idx
     layer = cache.layers[layer_idx] if ours else None
+    press = cache.press if ours else None
+    t = query.shape[-2]
     if layer is not None and layer.flat:
-        return flat_attention(query, layer, scaling), None
+        if t == 1:
+            cache.account(layer_idx, layer.entries(), press.context_entries(layer), layer.stored_bytes())
+        return flat_attention(query, layer, scaling, softcap, sliding), None
+    if t == 1 and press is not None and press.method in PAGE_METHODS and sliding is None:
+        out = press.page_step(cache, layer_idx, query, layer, scaling, softcap)
+        if out is not None:
+            return out, None
     base = _BASE.get(id(module.config), "eager")
-    if base == "sdpa":
-        fn = ALL_ATTENTION_FUNCTIONS["sdpa"]
-    else:
-        from transformers.models.llama.modeling_llama import eager_attention_forward as fn
-    t, s = query.shape[-2], key.shape[-2]
-    mask = _causal_mask(t, s, query.dtype, query.device) if (t > 1 or attention_mask is not None) else None
+    fn = ALL_ATTENTION_FUNCTIONS["sdpa"] if base == "sdpa" else _family_eager(module)
+    s = key.shape[-2]
+    mask = _dense_mask(attention_mask, base, t, s, query.dtype, query.device, sliding)
     out, weights = fn(module, query, key, value, mask, scaling=scaling, dropout=dropout, **kwargs)
-    if ours and cache.press is not None and not layer.prefilled:
+    if ours and t == 1 and press is not None:
+        read = press.context_entries(layer) if sliding is None else press.context_entries(layer, sliding)
+        cache.account(layer_idx, read, press.context_entries(layer), read * 2 * key.shape[-1] * key.element_size())
+    if ours and press is not None and not layer.prefilled:
         layer.prefilled = True
-        cache.press.compress_layer(module, layer_idx, query, key, layer)
+        press.compress_layer(module, layer_idx, query, key, layer, sliding)
     return out, weights
 
 
 def _register() -> None:
     from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
 
     AttentionInterface.register(IMPL_NAME, kvcompress_attention)
+    AttentionMaskInterface.register(IMPL_NAME, sdpa_mask)  # boolean masks (None when plainly causal)
 
 
 @dataclass
 class KVPress:
-    """A prefill compression method with an average per-head budget (window included)."""
+    """A per-head KV method with an average per-head budget (window included)."""
 
     method: str = "snapkv"
     budget: int = 128
     window: int = 8
     kernel: int = 7
-    head_scores: object = None  # (layers, query heads) array for headkv
+    head_scores: object = None  # (layers, query heads) array for headkv and headkv+quest
     beta: float = 1.2
     temperature: float = 1.0
     sinks: int = 4
     pyramid_beta: float = 20.0
     floor_ratio: float = 0.2
+    page_size: int = 16  # tokens per page (quest)
+    dense_layers: int = 0  # the first layers read every page (quest)
     pinned: tuple = ()  # prompt positions every head keeps first (an oracle for diagnostics)
     last_cache: object = field(default=None, repr=False)
 
@@ -116,18 +158,21 @@ class KVPress:
             raise InputError(f"unknown method '{self.method}' (expected one of: {', '.join(METHODS)})")
         if self.method != "full" and self.budget <= self.window:
             raise InputError(f"budget {self.budget} must exceed the window {self.window}")
-        if self.method == "headkv" and self.head_scores is None:
-            raise InputError("headkv needs head scores (run `reason kvcompress score` first)")
+        if self.method.startswith("headkv") and self.head_scores is None:
+            raise InputError(f"{self.method} needs head scores (run `reason kvcompress score` first)")
+        if self.page_size < 1:
+            raise InputError(f"page size {self.page_size} must be >= 1")
         self._budgets = None
+        self._valid = None  # (B, prompt length) bool: real tokens of a left-padded batch
 
     # ---- budgets -------------------------------------------------------------------------------
     def static_budgets(self, n_layers: int, n_kv_heads: int, n_q_heads: int) -> np.ndarray | None:
         """Per (layer, KV head) budgets known before seeing the prompt (None for adakv/full)."""
-        if self.method in ("snapkv", "streaming"):
+        if self.method in ("snapkv", "streaming", "quest"):
             return uniform_budgets(n_layers, n_kv_heads, self.budget)
         if self.method == "pyramidkv":
             return pyramid_budgets(n_layers, n_kv_heads, self.budget, self.window, self.pyramid_beta)
-        if self.method == "headkv":
+        if self.method in ("headkv", "headkv+quest"):
             scores = np.asarray(self.head_scores, dtype=np.float64)
             if scores.shape != (n_layers, n_q_heads):
                 raise InputError(f"head scores have shape {scores.shape}, model has {(n_layers, n_q_heads)}")
@@ -136,8 +181,61 @@ class KVPress:
             return headkv_budgets(kv_scores, self.budget, self.window, self.beta, self.temperature)
         return None
 
-    # ---- per-layer selection -------------------------------------------------------------------
-    def window_scores(self, query, key, scaling: float):
+    def _layer_budgets(self, module, n_kv: int, n_q: int) -> np.ndarray | None:
+        if self._budgets is None:
+            self._budgets = self.static_budgets(module.config.num_hidden_layers, n_kv, n_q)
+        return self._budgets
+
+    # ---- what a decode step could read ---------------------------------------------------------
+    def valid_columns(self, n_rows: int, seen: int):
+        """(B, seen) bool: prompt padding False, everything else (prompt and generated tokens) True."""
+        import torch
+
+        if self._valid is None:
+            return None
+        grown = torch.ones(n_rows, seen - self._valid.shape[1], dtype=torch.bool, device=self._valid.device)
+        return torch.cat([self._valid, grown], dim=1)
+
+    def context_entries(self, layer, limit: int | None = None) -> int:
+        """KV entries (all rows and heads) of the real context a decode step attends over, at most `limit` each."""
+        seen = layer.seen
+        rows = layer.keys.shape[0] if not layer.flat else int(layer.row.max()) + 1
+        if self._valid is None:
+            real = rows * seen if limit is None else rows * min(seen, limit)
+        else:
+            valid = self.valid_columns(rows, seen)
+            real = int(valid[:, -limit:].sum() if limit is not None else valid.sum())
+        return real * layer.n_heads
+
+    # ---- decode-time page selection (quest) ----------------------------------------------------
+    def page_step(self, cache, layer_idx: int, query, layer, scaling: float, softcap):
+        """One decode step over selected pages, or None when every head's budget covers the context."""
+        import torch
+
+        from toolkit.kvcompress.quest import PageIndex, select_tokens, sparse_decode_attention, upper_bound
+
+        keys, values = layer.keys, layer.values
+        n_rows, n_kv, seen, d = keys.shape
+        budgets = torch.as_tensor(self._budgets[layer_idx], dtype=torch.long)
+        if layer_idx < self.dense_layers or bool((budgets >= seen).all()):
+            return None  # the dense kernel: identical to the full cache
+        if layer.pages is None:
+            layer.pages = PageIndex(self.page_size)
+        layer.pages.refresh(keys)
+        q = query[:, :, -1].reshape(n_rows, n_kv, -1, d)
+        bound = upper_bound(q, layer.pages.mins, layer.pages.maxs).sum(2)  # (B, H, pages): group-summed bound
+        valid = self.valid_columns(n_rows, seen)
+        # like the prefill methods, every head keeps the prompt's window and what has been generated since
+        recent = max(layer.prompt_length - self.window, 0)
+        mask = select_tokens(bound, (budgets - self.window) // self.page_size, seen, self.page_size, recent, valid)
+        attended = int(mask.sum())
+        elem = keys.element_size()
+        cache.account(layer_idx, attended, self.context_entries(layer), attended * 2 * d * elem,
+                      layer.pages.nbytes())
+        return sparse_decode_attention(query, keys, values, mask, scaling, softcap)
+
+    # ---- prefill selection ---------------------------------------------------------------------
+    def window_scores(self, query, key, scaling: float, softcap=None):
         """SnapKV scores (kv_heads, n - window): window queries' mean attention, max-pooled, GQA-averaged."""
         import torch
         import torch.nn.functional as F
@@ -148,6 +246,8 @@ class KVPress:
         g = hq // h
         k = k.repeat_interleave(g, dim=0)
         logits = torch.einsum("hwd,hnd->hwn", q, k) * scaling
+        if softcap is not None:
+            logits = torch.tanh(logits / softcap) * softcap
         logits = logits + _causal_mask(self.window, k.shape[1], logits.dtype, logits.device)[0]
         p = torch.softmax(logits, dim=-1)
         s = p[:, :, : k.shape[1] - self.window].mean(dim=1)  # (Hq, n - w)
@@ -155,57 +255,75 @@ class KVPress:
             s = F.max_pool1d(s[:, None, :], kernel_size=self.kernel, padding=self.kernel // 2, stride=1)[:, 0]
         return s.reshape(h, g, -1).mean(dim=1)
 
-    def compress_layer(self, module, layer_idx: int, query, key, layer) -> None:
+    def compress_layer(self, module, layer_idx: int, query, key, layer, sliding_window=None) -> None:
+        """Cut every row's cache to its per-head budgets (nothing happens when no head has to evict)."""
         import torch
 
-        if self.method == "full":
+        if self.method == "full" or self.method in PAGE_METHODS:
+            if self.method in PAGE_METHODS:
+                self._layer_budgets(module, key.shape[1], query.shape[1])
             return
+        n_rows, n = key.shape[0], key.shape[-2]
+        valid = self.valid_columns(n_rows, n)
+        keeps, evicts = [], False
+        for b in range(n_rows):
+            cols = torch.arange(n, device=key.device) if valid is None else valid[b].nonzero()[:, 0]
+            keep, evict = self._select_row(module, layer_idx, query[b:b + 1, :, cols], key[b:b + 1, :, cols],
+                                           sliding_window)
+            keeps.append([cols[idx] for idx in keep])
+            evicts |= evict
+        if evicts:
+            layer.compress(keeps)
+
+    def _select_row(self, module, layer_idx: int, query, key, sliding_window):
+        """(kept indices per KV head, whether anything is evicted) for one row of real tokens."""
+        import torch
+
         n = key.shape[-2]
         n_kv, n_q = key.shape[1], query.shape[1]
-        if key.shape[0] != 1:
-            raise InputError("kvcompress compresses one sequence at a time (batch size 1)")
-        n_layers = module.config.num_hidden_layers
-        if self._budgets is None:
-            self._budgets = self.static_budgets(n_layers, n_kv, n_q)
+        budgets = self._layer_budgets(module, n_kv, n_q)
         device = key.device
+        everything = [torch.arange(n, device=device) for _ in range(n_kv)]
         window_idx = torch.arange(max(n - self.window, 0), n, device=device)
         cand = max(n - self.window, 0)
         if self.method == "streaming":
             keep = []
             for h in range(n_kv):
-                b = int(self._budgets[layer_idx, h])
+                b = int(budgets[layer_idx, h])
                 if b >= n:
                     keep.append(torch.arange(n, device=device))
                     continue
                 sinks = torch.arange(min(self.sinks, b), device=device)
                 recent = torch.arange(n - (b - len(sinks)), n, device=device)
                 keep.append(torch.cat([sinks, recent]))
-            layer.compress(keep)
-            return
+            return keep, any(len(k) < n for k in keep)
         if cand == 0:
-            return
-        scores = self.window_scores(query, key, module.scaling)  # (H, cand)
+            return everything, False
+        scores = self.window_scores(query, key, module.scaling, getattr(module, "attn_logit_softcapping", None))
+        if sliding_window is not None and n > sliding_window:
+            scores[:, : n - sliding_window] = -1.0  # out of the layer's window: taken last
         if self.method == "adakv":
             sel = adakv_layer_budgets(scores, self.budget, self.window, self.floor_ratio)
         else:
-            sel = np.asarray(self._budgets[layer_idx]) - self.window
+            sel = np.asarray(budgets[layer_idx]) - self.window
         if self.pinned:
             pin = torch.tensor([p for p in self.pinned if p < cand], dtype=torch.long, device=device)
             scores[:, pin] = float("inf")  # taken first, inside the same per-head budgets
         if all(int(c) >= cand for c in sel):
-            return  # nothing to evict: stay dense (identical to the full cache)
+            return everything, False  # nothing to evict: stay dense (identical to the full cache)
         keep = []
         for h in range(n_kv):
             c = int(min(max(int(sel[h]), 0), cand))
             top = torch.topk(scores[h], c).indices if c > 0 else window_idx[:0]
             keep.append(torch.cat([top, window_idx]))
-        layer.compress(keep)
+        return keep, True
 
     # ---- context manager -----------------------------------------------------------------------
     def new_cache(self):
         from toolkit.kvcompress.cache import HeadCache
 
         self._budgets = None
+        self._valid = None
         self.last_cache = HeadCache(press=self)
         return self.last_cache
 
@@ -223,9 +341,6 @@ class KVPress:
 
             from toolkit.kvcompress.cache import HeadCache
 
-            mask = kwargs.get("attention_mask")
-            if mask is not None and mask.dim() == 2 and not bool(mask.all()):
-                raise InputError("kvcompress: padded batches are not supported; generate one sequence at a time")
             for name in ("cache", "past_key_values"):
                 current = kwargs.get(name)
                 if isinstance(current, HeadCache):
@@ -235,6 +350,9 @@ class KVPress:
             kwargs.pop("past_key_values", None)
             kwargs["cache"] = press.new_cache()
             kwargs["use_cache"] = True
+            mask = kwargs.get("attention_mask")
+            if mask is not None and mask.dim() == 2 and not bool(mask.all()):
+                press._valid = mask.bool()
             return args, kwargs
 
         handle = model.register_forward_pre_hook(pre_hook, with_kwargs=True)

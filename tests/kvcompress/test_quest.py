@@ -1,0 +1,117 @@
+"""Quest pages: the key bound, page selection within per-head budgets, sparse decode, batches with left padding."""
+
+import numpy as np
+import pytest
+import torch
+
+from toolkit.kvcompress.press import KVPress
+from toolkit.kvcompress.quest import PageIndex, page_bounds, select_tokens, sparse_decode_attention, upper_bound
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_page_bound_is_never_below_the_true_max_in_a_page(seed):
+    g = torch.Generator().manual_seed(seed)
+    page = int(torch.randint(1, 9, (1,), generator=g))
+    length = int(torch.randint(1, 60, (1,), generator=g))  # often a partial last page
+    keys = torch.randn(2, 3, length, 8, generator=g) * 3
+    q = torch.randn(2, 3, 4, 8, generator=g)  # 4 query heads per KV head
+    mins, maxs = page_bounds(keys, page)
+    bound = upper_bound(q, mins, maxs)  # (2, 3, 4, pages)
+    dots = torch.einsum("bhgd,bhld->bhgl", q, keys)
+    for p in range(bound.shape[-1]):
+        true_max = dots[..., p * page:(p + 1) * page].amax(-1)
+        assert (bound[..., p] >= true_max - 1e-5).all()
+    if page == 1:  # a one-token page is its own min and max: the bound is exact
+        assert torch.allclose(bound, dots, atol=1e-5)
+
+
+def test_page_index_refreshes_only_what_grew_and_matches_a_rebuild():
+    torch.manual_seed(0)
+    keys = torch.randn(1, 2, 37, 4)
+    index = PageIndex(8)
+    index.refresh(keys[:, :, :20])
+    for n in (21, 24, 25, 37):
+        index.refresh(keys[:, :, :n])
+        lo, hi = page_bounds(keys[:, :, :n], 8)
+        assert torch.equal(index.mins, lo) and torch.equal(index.maxs, hi)
+    assert index.nbytes() == 2 * lo.numel() * 4
+
+
+def test_selection_reads_the_tail_and_each_heads_best_pages():
+    length, page, recent = 70, 8, 64
+    bound = torch.zeros(1, 2, 9)
+    bound[0, 0, 3], bound[0, 0, 1] = 5.0, 4.0  # head 0 prefers pages 3 then 1
+    bound[0, 1, 7] = 9.0  # page 7 (tokens 56-63) starts before the tail (64-69): a candidate
+    bound[0, 1, 8] = 99.0  # page 8 lies inside the tail: read anyway, never a candidate
+    n_pages = torch.tensor([2, 1])
+    mask = select_tokens(bound, n_pages, length, page, recent)
+    want0 = set(range(24, 32)) | set(range(8, 16)) | set(range(64, 70))
+    assert set(mask[0, 0].nonzero()[:, 0].tolist()) == want0
+    assert set(mask[0, 1].nonzero()[:, 0].tolist()) == set(range(56, 70))
+    assert (mask.sum(-1) == n_pages * page + length - recent).all()
+    valid = torch.ones(1, length, dtype=torch.bool)
+    valid[0, :32] = False  # left padding: its pages are never read
+    masked = select_tokens(bound, n_pages, length, page, recent, valid)
+    assert not masked[0, :, :32].any() and masked[0, 0, 32:64].sum() == 2 * page
+
+
+def test_sparse_decode_equals_dense_attention_over_the_selected_tokens():
+    torch.manual_seed(2)
+    q, k, v = torch.randn(2, 4, 1, 8), torch.randn(2, 2, 30, 8), torch.randn(2, 2, 30, 8)
+    mask = torch.rand(2, 2, 30) < 0.4
+    mask[..., -1] = True
+    out = sparse_decode_attention(q, k, v, mask, 0.35, softcap=20.0)
+    kk, vv = k.repeat_interleave(2, 1), v.repeat_interleave(2, 1)
+    logits = torch.tanh(q @ kk.transpose(-1, -2) * 0.35 / 20.0) * 20.0
+    logits = logits.masked_fill(~mask.repeat_interleave(2, 1)[:, :, None, :], float("-inf"))
+    ref = (torch.softmax(logits, -1) @ vv).transpose(1, 2)
+    assert torch.allclose(out, ref, atol=1e-5)
+
+
+def _gen(model, ids, mask, press=None, n=6):
+    kwargs = dict(max_new_tokens=n, min_new_tokens=n, do_sample=False, output_logits=True,
+                  return_dict_in_generate=True, attention_mask=mask, pad_token_id=0)
+    with torch.no_grad():
+        if press is None:
+            return model.generate(ids, **kwargs)
+        with press(model):
+            return model.generate(ids, **kwargs)
+
+
+@pytest.mark.parametrize("method", ["quest", "headkv+quest"])
+def test_quest_with_a_budget_over_the_context_is_the_full_cache_and_below_it_reads_less(gqa_model, method):
+    torch.manual_seed(1)
+    ids = torch.randint(1, 64, (1, 90))
+    ones = torch.ones_like(ids)
+    ref = _gen(gqa_model, ids, ones)
+    big = KVPress(method, budget=500, head_scores=np.ones((2, 4)))
+    out = _gen(gqa_model, ids, ones, big)
+    assert torch.equal(out.sequences, ref.sequences)
+    assert all(torch.equal(a, b) for a, b in zip(out.logits, ref.logits, strict=True))
+    scores = np.array([[4.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+    small = KVPress(method, budget=24, head_scores=scores, page_size=8)
+    _gen(gqa_model, ids, ones, small)
+    reads = small.last_cache.reads
+    assert reads["steps"] == 5 and reads["context"] == sum(2 * 2 * (91 + i) for i in range(5))
+    # never over budget (page rounding only reads less), besides the tokens generated since the prompt
+    assert reads["attended"] <= sum((24 + i + 1) * 2 * 2 for i in range(5))
+    assert reads["meta_bytes"] > 0 and small.last_cache.stored_entries() == 2 * 2 * 95  # nothing evicted
+
+
+@pytest.mark.parametrize("method", ["snapkv", "headkv", "quest", "headkv+quest"])
+def test_a_left_padded_batch_decodes_each_row_as_if_alone(gqa_model, method):
+    torch.manual_seed(4)
+    a, b = torch.randint(1, 64, (1, 72)), torch.randint(1, 64, (1, 56))
+    batch = torch.cat([a, torch.cat([torch.zeros(1, 16, dtype=torch.long), b], 1)])
+    mask = torch.ones_like(batch)
+    mask[1, :16] = 0  # a whole number of pages, so both rows see the same page boundaries
+
+    def press():
+        return KVPress(method, budget=28 if "quest" in method else 20, head_scores=np.ones((2, 4)), page_size=8)
+
+    both = _gen(gqa_model, batch, mask, press())
+    for row, ids in ((0, a), (1, b)):
+        alone = _gen(gqa_model, ids, torch.ones_like(ids), press())
+        assert torch.equal(both.sequences[row, 72:], alone.sequences[0, ids.shape[1]:])
+        for x, y in zip(both.logits, alone.logits, strict=True):
+            assert torch.allclose(x[row], y[0], atol=1e-4)
