@@ -28,6 +28,7 @@ SYSTEMS = [
     ("kvcompress", "kvcompress"),
     ("gama", "gama"),
     ("compgen", "compgen"),
+    ("metacausal", "metacausal"),
 ]
 
 app = typer.Typer(

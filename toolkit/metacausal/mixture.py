@@ -1,0 +1,161 @@
+"""Soft EM for a mixture of directed linear Laplace mechanisms, scored by BIC or ICL.
+
+Each component k has a mixing weight pi_k and a joint density over (x, y): for x -> y, Uniform(x over its observed
+range) x Laplace(y - slope*x - intercept; b_k); for y -> x the roles swap. Both directions are densities on the same
+(x, y) plane, so their likelihoods compare directly and the direction is the one with the higher weighted
+log-likelihood. Free parameters: slope, intercept, b per component and K-1 mixing weights: 4K - 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from toolkit.metacausal.lad import lad_line
+
+MAX_ITERS = 60
+REL_TOL = 1e-9
+MIN_POINTS = 3.0  # a component whose expected count falls below this is dropped
+
+
+@dataclass
+class MixtureFit:
+    params: np.ndarray  # K x 4 (slope, intercept, scale, direction) of the kept components
+    weights: np.ndarray  # mixing weights
+    loglik: float
+    entropy: float  # -sum_i sum_k r_ik log r_ik of the responsibilities
+    n: int
+
+    @property
+    def k(self) -> int:
+        return int(self.params.shape[0])
+
+    @property
+    def n_params(self) -> int:
+        return 4 * self.k - 1
+
+    @property
+    def bic(self) -> float:
+        return -2.0 * self.loglik + self.n_params * math.log(self.n)
+
+    @property
+    def icl(self) -> float:
+        return self.bic + 2.0 * self.entropy
+
+
+@njit(cache=True, error_model="numpy")
+def _log_density(x, y, params, log_pi, log_ux, log_uy, out):
+    n = x.shape[0]
+    for k in range(params.shape[0]):
+        s, a, b, d = params[k, 0], params[k, 1], params[k, 2], params[k, 3]
+        for i in range(n):
+            if d == 0.0:
+                r = y[i] - (s * x[i] + a)
+                lu = log_ux
+            else:
+                r = x[i] - (s * y[i] + a)
+                lu = log_uy
+            out[i, k] = log_pi[k] + lu - abs(r) / b - np.log(2.0 * b)
+
+
+@njit(cache=True, error_model="numpy")
+def _responsibilities(logp, resp):
+    """Normalise log densities into responsibilities; returns (log-likelihood, entropy)."""
+    n, kk = logp.shape
+    total = 0.0
+    entropy = 0.0
+    for i in range(n):
+        m = -np.inf
+        for k in range(kk):
+            m = max(m, logp[i, k])
+        z = 0.0
+        for k in range(kk):
+            z += np.exp(logp[i, k] - m)
+        lse = m + np.log(z)
+        total += lse
+        for k in range(kk):
+            resp[i, k] = np.exp(logp[i, k] - lse)
+            if resp[i, k] > 0.0:
+                entropy -= resp[i, k] * np.log(resp[i, k])
+    return total, entropy
+
+
+@njit(cache=True, error_model="numpy")
+def _fit_component(cause, effect, w, wsum, slope0, log_u):
+    s, a, _ = lad_line(cause, effect, w, slope0)
+    acc = 0.0
+    for i in range(cause.shape[0]):
+        acc += w[i] * abs(effect[i] - (s * cause[i] + a))
+    b = max(acc / wsum, 1e-8)
+    ll = wsum * (log_u - np.log(2.0 * b)) - acc / b
+    return s, a, b, ll
+
+
+@njit(cache=True, error_model="numpy")
+def soft_em(x, y, params, pi, log_ux, log_uy, max_iters, rel_tol):
+    """Soft EM from `params` (K x 4) and `pi`, both updated in place; returns (log-likelihood, entropy)."""
+    n = x.shape[0]
+    kk = params.shape[0]
+    logp = np.empty((n, kk))
+    resp = np.empty((n, kk))
+    w = np.empty(n)
+    log_pi = np.empty(kk)
+    last = -np.inf
+    ll = -np.inf
+    ent = 0.0
+    for it in range(max_iters + 1):
+        for k in range(kk):
+            log_pi[k] = np.log(pi[k]) if pi[k] > 0.0 else -np.inf
+        _log_density(x, y, params, log_pi, log_ux, log_uy, logp)
+        ll, ent = _responsibilities(logp, resp)
+        if it == max_iters or abs(ll - last) <= rel_tol * abs(ll):
+            break
+        last = ll
+        for k in range(kk):
+            wsum = 0.0
+            for i in range(n):
+                w[i] = resp[i, k]
+                wsum += w[i]
+            pi[k] = wsum / n
+            if wsum < MIN_POINTS:
+                pi[k] = 0.0
+                continue
+            s0 = params[k, 0]
+            if params[k, 3] == 0.0:
+                fwd = _fit_component(x, y, w, wsum, s0, log_ux)
+                bwd = _fit_component(y, x, w, wsum, 1.0 / s0 if s0 != 0.0 else 0.0, log_uy)
+            else:
+                bwd = _fit_component(y, x, w, wsum, s0, log_uy)
+                fwd = _fit_component(x, y, w, wsum, 1.0 / s0 if s0 != 0.0 else 0.0, log_ux)
+            best = fwd if fwd[3] >= bwd[3] else bwd
+            params[k, 0] = best[0]
+            params[k, 1] = best[1]
+            params[k, 2] = best[2]
+            params[k, 3] = 0.0 if fwd[3] >= bwd[3] else 1.0
+        total = 0.0
+        for k in range(kk):
+            total += pi[k]
+        for k in range(kk):
+            pi[k] /= total
+    return ll, ent
+
+
+def _log_uniform(v: np.ndarray) -> float:
+    return -math.log(max(float(np.max(v) - np.min(v)), 1e-12))
+
+
+def fit_mixture(x: np.ndarray, y: np.ndarray, start: np.ndarray, counts: np.ndarray) -> MixtureFit:
+    """Polish a hard-EM solution (K x 4 mechanisms, their point counts) into a mixture; drop empty components."""
+    keep = counts >= MIN_POINTS
+    if not keep.any():
+        keep = counts == counts.max()
+    params = np.ascontiguousarray(start[keep], np.float64).copy()
+    pi = counts[keep].astype(np.float64) / counts[keep].sum()
+    ll, ent = soft_em(x, y, params, pi, _log_uniform(x), _log_uniform(y), MAX_ITERS, REL_TOL)
+    alive = pi > 0
+    if not alive.all():  # refit without the dropped components so the likelihood is that of the kept model
+        return fit_mixture(x, y, params[alive], np.round(pi[alive] * len(x)))
+    return MixtureFit(params, pi, float(ll), float(ent), len(x))
