@@ -30,7 +30,8 @@ class LinearProblem:
 
 
 def mechanism_counts(k: int, imbalance: float = 0.2, per_mechanism: int = SAMPLES_PER_MECHANISM) -> list[int]:
-    """First k//2 mechanisms get (1+imbalance)x the samples, the middle one (odd k) the mean, the rest (1-imbalance)x."""
+    """First k//2 mechanisms get (1+imbalance)x the samples, the middle one (odd k) the mean, the rest
+    (1-imbalance)x."""
     counts = []
     for m in range(k):
         if m < k // 2:

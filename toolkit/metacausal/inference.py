@@ -28,6 +28,8 @@ def restart_plan(kmax: int, restarts: str | int) -> list[int]:
 
 @dataclass
 class Inference:
+    x: np.ndarray
+    y: np.ndarray
     fits: list[MechanismFit]  # best hard-EM fit per K' = 1..kmax
     checks: list[AdCheck]
     mixtures: list[MixtureFit]
@@ -82,7 +84,7 @@ def infer(x: np.ndarray, y: np.ndarray, kmax: int, restarts: str | int, rng: np.
     fits = [r[0] for r in results]
     mixtures = [r[1] for r in results]
     checks = [ad_check(x, y, f) for f in fits]
-    out = Inference(fits, checks, mixtures)
+    out = Inference(x, y, fits, checks, mixtures)
     for m in methods:
         out.choice[m] = select(m, checks, mixtures)
     return out

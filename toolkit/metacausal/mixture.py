@@ -159,3 +159,15 @@ def fit_mixture(x: np.ndarray, y: np.ndarray, start: np.ndarray, counts: np.ndar
     if not alive.all():  # refit without the dropped components so the likelihood is that of the kept model
         return fit_mixture(x, y, params[alive], np.round(pi[alive] * len(x)))
     return MixtureFit(params, pi, float(ll), float(ent), len(x))
+
+
+def responsibilities(x: np.ndarray, y: np.ndarray, fit: MixtureFit) -> np.ndarray:
+    """N x K posterior component probabilities of the points under a fitted mixture."""
+    logp = np.empty((x.shape[0], fit.k))
+    with np.errstate(divide="ignore"):
+        log_pi = np.log(fit.weights)
+    _log_density(np.ascontiguousarray(x, np.float64), np.ascontiguousarray(y, np.float64), fit.params, log_pi,
+                 _log_uniform(x), _log_uniform(y), logp)
+    resp = np.empty_like(logp)
+    _responsibilities(logp, resp)
+    return resp
