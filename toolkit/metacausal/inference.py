@@ -64,7 +64,7 @@ def fit_k(job: tuple) -> tuple[MechanismFit, MixtureFit]:
         if any(np.allclose(params[r], s, atol=1e-6) for s in seen):
             continue
         seen.append(params[r])
-        candidate = fit_mixture(x, y, params[r], as_fit(x, y, params[r], scores[r]).counts)
+        candidate = fit_mixture(x, y, params[r], as_fit(x, y, params[r], scores[r]).labels)
         if mixture is None or candidate.loglik > mixture.loglik:
             mixture = candidate
     return hard, mixture
