@@ -42,7 +42,7 @@ def draw(path: str, learned: dict | None) -> None:
     ax1.contourf(ee, ss, stress.state_of(stress.mix(ss, ee)), levels=[-2, 0, 2], colors=["#c6dbef", "#fcae91"])
     s, e, states = stress.region_grid()
     gs, ge = np.meshgrid(s, e, indexing="ij")
-    ax1.scatter(ge, gs, c=np.where(states > 0, "#cb181d", "#2171b5"), s=14)
+    ax1.scatter(ge.ravel(), gs.ravel(), c=np.where(states.ravel() > 0, "#cb181d", "#2171b5"), s=14)
     level = stress.boundary_level()
     line_e = np.linspace(0, 1, 50)
     ax1.plot(line_e, level - 0.5 * line_e, "k--", label=f"s + 0.5 e = {level:.3f}")
