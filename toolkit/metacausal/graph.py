@@ -125,6 +125,7 @@ def draw(graph: StateGraph, path: str) -> None:
     nx.draw_networkx_edge_labels(g, pos, {(i, j): f"{g.edges[i, j]['probability']:.3f}" for i, j in switches},
                                  font_size=7, connectionstyle="arc3,rad=0.15", ax=ax)
     ax.set_title("meta-causal states: P(next | current) at switches")
+    ax.margins(0.25)
     ax.axis("off")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
