@@ -91,7 +91,7 @@ def _fit_direction(cause, effect, w, labels, k, slope0):
 
 @njit(cache=True, error_model="numpy")
 def run_em(x, y, slope, intercept, scale, direction, iterations, tol):
-    """EM from the given start (arrays updated in place); returns (labels, counts, score, resid, weights)."""
+    """EM from the given start (arrays updated in place); returns (labels, counts, score)."""
     n = x.shape[0]
     kk = slope.shape[0]
     resid = np.empty((n, kk))

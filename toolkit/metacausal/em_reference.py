@@ -27,6 +27,9 @@ def ad_statistic_loop(data: np.ndarray, min_scale: float = 0.0) -> float:
 
 def lad_line_lp(cause: np.ndarray, effect: np.ndarray, w: np.ndarray) -> tuple[float, float] | None:
     """(slope, intercept) of the weighted L1 line by linear programming; None when the solver gives up."""
+    from toolkit.core.extras import require
+
+    require("causal", "sklearn")
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import QuantileRegressor
 
@@ -89,13 +92,23 @@ def em_reference(x: np.ndarray, y: np.ndarray, start: np.ndarray, iterations: in
                         counts > 0, labels, counts, score)
 
 
-def fit_reference(x: np.ndarray, y: np.ndarray, k: int, starts: np.ndarray) -> MechanismFit:
-    best = None
+def restarts_reference(x: np.ndarray, y: np.ndarray, k: int, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Like the fast engine's restarts: R x K x 4 final mechanisms and R scores."""
+    params, scores = [], []
     for pair in starts:
         i0, i1 = pair[:, 0], pair[:, 1]
         slope = (y[i1] - y[i0]) / (x[i1] - x[i0])
         start = np.column_stack([slope, y[i0] - slope * x[i0], np.ones(k), np.zeros(k)])
         fit = em_reference(x, y, start, em_iterations(k))
-        if best is None or fit.score > best.score:
-            best = fit
-    return best
+        params.append(np.column_stack([fit.slope, fit.intercept, fit.scale, fit.direction]))
+        scores.append(fit.score)
+    return np.array(params), np.array(scores)
+
+
+def fit_reference(x: np.ndarray, y: np.ndarray, k: int, starts: np.ndarray) -> MechanismFit:
+    """The best-scoring restart (the first one on ties)."""
+    from toolkit.metacausal.em import as_fit
+
+    params, scores = restarts_reference(x, y, k, starts)
+    best = int(np.argmax(scores))
+    return as_fit(x, y, params[best], scores[best])

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from toolkit.metacausal.em import MechanismFit, as_fit, draw_starts, em_iterations, restarts_fast
+from toolkit.metacausal.em import MechanismFit, as_fit, draw_starts, restarts_fast
 from toolkit.metacausal.mixture import MixtureFit, fit_mixture
 from toolkit.metacausal.select import AdCheck, ad_check, select
 
@@ -40,17 +40,9 @@ def fit_k(job: tuple) -> tuple[MechanismFit, MixtureFit]:
     """One K': all restarts, the best by hard score, and the best soft mixture among the top restarts."""
     x, y, k, starts, engine = job
     if engine == "reference":
-        from toolkit.metacausal.em_reference import em_reference
+        from toolkit.metacausal.em_reference import restarts_reference
 
-        params, scores = [], []
-        for pair in starts:
-            i0, i1 = pair[:, 0], pair[:, 1]
-            slope = (y[i1] - y[i0]) / (x[i1] - x[i0])
-            fit = em_reference(x, y, np.column_stack([slope, y[i0] - slope * x[i0], np.ones(k), np.zeros(k)]),
-                               em_iterations(k))
-            params.append(np.column_stack([fit.slope, fit.intercept, fit.scale, fit.direction]))
-            scores.append(fit.score)
-        params, scores = np.array(params), np.array(scores)
+        params, scores = restarts_reference(x, y, k, starts)
     else:
         params, scores = restarts_fast(x, y, k, starts)
     best = int(np.argmax(scores))

@@ -20,6 +20,9 @@ def regions_record(runs: int, steps: int, noise: float, seed: int, png) -> dict:
     }
     learned = None
     if runs:
+        from toolkit.core.extras import require
+
+        require("causal", "sklearn")
         rng = np.random.default_rng(seed)
         sims = [stress.simulate(steps, noise, np.random.default_rng(rng.integers(2**63))) for _ in range(runs)]
         learned = stress.learned_states(sims)
