@@ -65,6 +65,10 @@ def protocol(
 
     seed_or_global(seed)  # problems carry their own seeds; --seed is accepted for uniformity
     ks = _int_list(k, "--k")
+    if any(not 1 <= v <= 8 for v in ks):
+        from toolkit.core.errors import InputError
+
+        raise InputError(f"--k {k}: every true K must be within 1..8")
     methods = parse_selections(select)
     restarts = check_fit_options(kmax, restarts, engine)
     settings = ProtocolSettings(kmax=kmax, restarts=str(restarts), engine=engine, imbalance=imbalance,

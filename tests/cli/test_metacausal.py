@@ -171,3 +171,11 @@ def test_graph_errors(tmp_path, capsys, monkeypatch):
     assert code == 2 and "no metacausal.assign records" in err
     code, _, err = run_inproc(capsys, monkeypatch, "metacausal", "graph", "--fit", str(fit_only), "--types", "colour")
     assert code == 2 and "--types 'colour': unknown" in err
+    none = tmp_path / "none.jsonl"
+    none.write_text(json.dumps({"type": "metacausal.fit", "schema": 1, "k_hat": 0, "select": "ad", "mechanisms": []})
+                    + "\n" + json.dumps({"type": "metacausal.assign", "schema": 1, "index": 0, "t": 0.0,
+                                          "state": None, "responsibilities": []}) + "\n")
+    code, _, err = run_inproc(capsys, monkeypatch, "metacausal", "graph", "--fit", str(none))
+    assert code == 2 and "K-hat = 0" in err
+    code, _, err = run_inproc(capsys, monkeypatch, "metacausal", "protocol", "--k", "0")
+    assert code == 2 and "--k 0" in err
