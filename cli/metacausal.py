@@ -182,6 +182,8 @@ def graph(
                                                        "sign.")] = "direction,sign",
     min_slope: Annotated[float, typer.Option("--min-slope", min=0.0, help="Below this |slope| a mechanism "
                                                                           "counts as no dependence.")] = 0.05,
+    smooth: Annotated[int, typer.Option("--smooth", min=1, help="Majority state over this many consecutive "
+                                                                "samples before counting transitions (1 = off).")] = 1,
     png: Annotated[Path | None, typer.Option("--png", help="Draw the state graph here.")] = None,
     graphml: Annotated[Path | None, typer.Option("--graphml", help="Also write GraphML here.")] = None,
     seed: SeedOpt = None,
@@ -201,8 +203,9 @@ def graph(
     seed_or_global(seed)
     fields = parse_types(types)
     fit_record, assignments = read_fit(fit, min_slope)
-    g = build(fit_record["mechanisms"], assignments, fields)
-    record = make_record("metacausal.graph", 1, types=list(fields), min_slope=min_slope, k_hat=fit_record["k_hat"],
+    g = build(fit_record["mechanisms"], assignments, fields, smooth)
+    record = make_record("metacausal.graph", 1, types=list(fields), min_slope=min_slope, smooth=smooth,
+                         k_hat=fit_record["k_hat"],
                          select=fit_record.get("select"), states=g.states,
                          transitions=g.counts.tolist(), probabilities=[[round(float(v), 8) for v in row]
                                                                        for row in g.probabilities],

@@ -41,3 +41,12 @@ def test_learned_stress_states_match_analytic():
     learned = stress.learned_states(runs)
     assert learned["agreement"] >= 0.95
     assert learned["tipping"] == pytest.approx(0.5, abs=0.03)
+
+
+def test_smoothing_removes_one_step_flips():
+    from toolkit.metacausal.graph import smooth_sequence
+
+    assert smooth_sequence([0, 0, 1, 0, 0, 2, 2, 2], 3, 3) == [0, 0, 0, 0, 0, 2, 2, 2]
+    assert smooth_sequence([0, 1, 0, 1], 1, 2) == [0, 1, 0, 1]
+    counts, _ = transitions(smooth_sequence([0, 0, 1, 0, 0, 2, 2, 2], 3, 3), 3)
+    assert counts[0, 1] == 0 and counts[0, 2] == 1

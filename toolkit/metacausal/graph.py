@@ -69,10 +69,30 @@ def transitions(sequence: list[int], n_states: int, environment: list[float | No
     return counts, means
 
 
-def build(mechanisms: list[dict], assignments: list[dict], fields: tuple[str, ...]) -> StateGraph:
+def smooth_sequence(sequence: list[int], window: int, n_states: int) -> list[int]:
+    """Majority state over a centred window of `window` samples (ties keep the sample's own state).
+
+    Points near where two lines cross fit either mechanism about equally well, so single samples flip state;
+    a window of a few samples removes these one-step excursions when the system itself switches rarely."""
+    if window <= 1 or not sequence:
+        return list(sequence)
+    seq = np.asarray(sequence)
+    onehot = np.zeros((seq.size, n_states))
+    onehot[np.arange(seq.size), seq] = 1.0
+    half = window // 2
+    padded = np.concatenate([np.zeros((1, n_states)), np.cumsum(onehot, axis=0)])
+    lo = np.clip(np.arange(seq.size) - half, 0, seq.size)
+    hi = np.clip(np.arange(seq.size) + half + 1, 0, seq.size)
+    votes = padded[hi] - padded[lo]
+    best = votes.max(axis=1)
+    keep = votes[np.arange(seq.size), seq] == best
+    return np.where(keep, seq, votes.argmax(axis=1)).tolist()
+
+
+def build(mechanisms: list[dict], assignments: list[dict], fields: tuple[str, ...], smooth: int = 1) -> StateGraph:
     states, mapping = state_of_mechanism(mechanisms, fields)
     ordered = sorted(assignments, key=lambda a: (a["t"], a["index"]))
-    sequence = [mapping[a["state"]] for a in ordered]
+    sequence = smooth_sequence([mapping[a["state"]] for a in ordered], smooth, len(states))
     environment = [a.get("environment") for a in ordered]
     counts, means = transitions(sequence, len(states), environment)
     for s in states:
