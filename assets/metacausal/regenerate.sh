@@ -6,7 +6,7 @@ R="python -m cli"
 A=assets/metacausal
 $R metacausal simulate agents --seed 3 --csv $A/agents-demo.csv -o /tmp/agents-demo.jsonl
 $R metacausal infer --data /tmp/agents-demo.jsonl --select bic --seed 0 -o /tmp/agents-fit.jsonl
-$R metacausal graph --fit /tmp/agents-fit.jsonl --png $A/agents-graph.png -o $A/agents-graph.jsonl
+$R metacausal graph --fit /tmp/agents-fit.jsonl --smooth 15 --png $A/agents-graph.png -o $A/agents-graph.jsonl
 $R metacausal regions --system stress --runs 20 --seed 7 --png $A/stress-regions.png -o $A/stress-regions.jsonl
 $R metacausal protocol --k 1,2,3,4 --problems 100 --select ad,bic,icl,ad+bic --workers 2 --resume \
   -o $A/protocol.jsonl
