@@ -11,6 +11,7 @@ import numpy as np
 from toolkit.metacausal.accuracy import match
 from toolkit.metacausal.generate import sample_linear
 from toolkit.metacausal.inference import infer
+from toolkit.metacausal.records import chosen_params
 from toolkit.metacausal.select import SELECTIONS
 
 OFFICIAL_FIRST_SEED = 100
@@ -28,17 +29,6 @@ class ProtocolSettings:
         return asdict(self)
 
 
-def _predicted(inf, method: str) -> np.ndarray:
-    """K-hat x 4 mechanisms chosen by `method` (empty when it chose none)."""
-    index, _ = inf.choice[method]
-    if index is None:
-        return np.empty((0, 4))
-    if method == "ad":
-        f = inf.fits[index]
-        return np.column_stack([f.slope, f.intercept, f.scale, f.direction])[f.active]
-    return inf.mixtures[index].params
-
-
 def run_problem(job: tuple[int, int, ProtocolSettings]) -> dict:
     """Fields of one metacausal.problem record (every selection rule scored on the same fits)."""
     k, problem, st = job
@@ -51,7 +41,7 @@ def run_problem(job: tuple[int, int, ProtocolSettings]) -> dict:
     selections = {}
     for method in SELECTIONS:
         index, khat = inf.choice[method]
-        selections[method] = {"khat": khat, **match(true, _predicted(inf, method))}
+        selections[method] = {"khat": khat, **match(true, chosen_params(inf, method)[0])}
     return {
         "k": k, "problem": problem, "seed": seed,
         "selections": selections,

@@ -32,24 +32,34 @@ def _round(v: float) -> float:
     return float(round(float(v), 8))
 
 
-def chosen_mechanisms(inf: Inference, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(K-hat x 4 params, weights, N x K-hat responsibilities) of the model `method` chose (K-hat may be 0)."""
-    from toolkit.metacausal.em import assign
-    from toolkit.metacausal.mixture import responsibilities
-
+def chosen_params(inf: Inference, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """(K-hat x 4 mechanisms, their weights) of the model `method` chose; empty when it chose none."""
     index, _ = inf.choice[method]
     if index is None:
-        return np.empty((0, 4)), np.empty(0), np.empty((len(inf.x), 0))
+        return np.empty((0, 4)), np.empty(0)
     if method == "ad":
         f = inf.fits[index]
         params = np.column_stack([f.slope, f.intercept, f.scale, f.direction])
-        _, weights, _ = assign(inf.x, inf.y, params)
-        keep = f.active
-        resp = weights[:, keep]
-        resp = resp / np.maximum(resp.sum(axis=1, keepdims=True), 1e-300)
-        return params[keep], f.counts[keep] / f.counts.sum(), resp
+        return params[f.active], f.counts[f.active] / f.counts.sum()
     m = inf.mixtures[index]
-    return m.params, m.weights, responsibilities(inf.x, inf.y, m)
+    return m.params[:, :4], m.weights
+
+
+def chosen_mechanisms(inf: Inference, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """chosen_params plus the N x K-hat responsibilities of the samples."""
+    from toolkit.metacausal.em import assign
+    from toolkit.metacausal.mixture import responsibilities
+
+    params, weights = chosen_params(inf, method)
+    index, _ = inf.choice[method]
+    if index is None:
+        return params, weights, np.empty((len(inf.x), 0))
+    if method == "ad":
+        f = inf.fits[index]
+        _, all_weights, _ = assign(inf.x, inf.y, np.column_stack([f.slope, f.intercept, f.scale, f.direction]))
+        resp = all_weights[:, f.active]
+        return params, weights, resp / np.maximum(resp.sum(axis=1, keepdims=True), 1e-300)
+    return params, weights, responsibilities(inf.x, inf.y, inf.mixtures[index])
 
 
 def fit_records(inf: Inference, method: str, meta: dict, t: np.ndarray, environment) -> list[dict]:
