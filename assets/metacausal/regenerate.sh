@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates every file in assets/metacausal/ (run from the repository root). The protocol is the long part:
-# about 10 CPU-seconds per problem on an idle core, 400 problems; it appends as it goes, so rerun to continue.
+# about 4 CPU-seconds per problem, 400 problems; it appends as it goes, so rerun to continue.
 set -euo pipefail
 R="python -m cli"
 A=assets/metacausal
