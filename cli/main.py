@@ -31,6 +31,7 @@ SYSTEMS = [
     ("view", "view"),
     ("matcha", "matcha"),
     ("maps", "maps"),
+    ("metacausal", "metacausal"),
 ]
 
 app = typer.Typer(

@@ -14,6 +14,7 @@ EXTRAS = {
     "ray": ["ray"],
     "graph": ["torch_geometric"],
     "circuit": ["PySpice", "schemdraw", "spicelib", "networkx", "lcapy"],
+    "causal": ["sklearn", "networkx"],
 }
 
 
