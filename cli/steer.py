@@ -8,12 +8,13 @@ from typing import Annotated
 import typer
 
 from cli.common import OutOpt, SeedOpt, SkipBadOpt, open_writer, report_bad, seed_or_global
+from toolkit.core.assets import asset_path
 
 app = typer.Typer(help="Reasoning control vectors: tasks, derive, apply, sweep, GGUF export/import, train.\n\n"
                        "Example: reason steer derive --task mathematical --layers 1..3 --out math.safetensors",
                   no_args_is_help=True)
 
-DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "assets" / "steer" / "model"
+DEFAULT_MODEL = asset_path("steer/model")
 ModelOpt = Annotated[Path, typer.Option("--model", "-m", help="Local causal-LM directory (default: shipped model).")]
 LayersPathOpt = Annotated[str | None, typer.Option(
     "--layers-path", help="Attribute path of the block list for other architectures, e.g. model.decoder.layers.")]
