@@ -23,7 +23,7 @@ import numpy as np
 
 from toolkit.chase_sql.executor import open_database
 
-INDEX_VERSION = 3  # 3: signatures of the library's own MinHash (legacy universal hashing)
+INDEX_VERSION = 2
 _SKIP_NAME = re.compile(r"(^id$|_id$|^id_|uuid|url|link|email|e_mail|date|time|phone|zip|postal)", re.I)
 _SKIP_VALUE = re.compile(
     r"^(https?://\S+|www\.\S+|\S+@\S+\.\S+|[-+]?\d+([.,]\d+)*%?"
@@ -169,10 +169,6 @@ def band_keys(hashes: np.ndarray, b: int, r: int) -> np.ndarray:
     return key
 
 
-_PRIME = np.uint64((1 << 61) - 1)
-_MAX_HASH = np.uint64((1 << 32) - 1)
-
-
 @functools.cache
 def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
     """(bands b, rows r) minimising false positives + false negatives around `threshold` (equal weights).
@@ -198,15 +194,23 @@ def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
 
 @functools.cache
 def permutations(num_perm: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """Universal-hashing parameters (a, b) of h -> ((a h + b) mod 2^61-1) mod 2^32, one pair per permutation.
+    """Affine permutations h -> a h + b (mod 2^32) with odd a, one pair per signature slot.
 
-    Drawn like datasketch's "legacy" MinHash scheme, so signatures equal MinHash(scheme="legacy", seed=seed).
+    Drawn as datasketch 2.x draws its default "affine32" scheme, so signatures equal MinHash(seed=seed).
     """
     gen = np.random.RandomState(seed)
-    pairs = [(gen.randint(1, _PRIME, dtype=np.uint64), gen.randint(0, _PRIME, dtype=np.uint64))
-             for _ in range(num_perm)]
-    a, b = np.array(pairs, dtype=np.uint64).T
+    a = gen.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    b = gen.randint(0, 1 << 32, num_perm, dtype=np.uint32)
     return a, b
+
+
+def _fmix32(h: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 32-bit finalizer: a fixed bijection that spreads the input hashes before the permutations."""
+    h = h ^ (h >> np.uint32(16))
+    h = h * np.uint32(0x85EBCA6B)
+    h = h ^ (h >> np.uint32(13))
+    h = h * np.uint32(0xC2B2AE35)
+    return h ^ (h >> np.uint32(16))
 
 
 def hash32(data: bytes) -> int:
@@ -222,19 +226,18 @@ def minhash(value: str, num_perm: int = 64, ngram: int = 3) -> np.ndarray:
 def signatures(values: Sequence[str], num_perm: int = 64, ngram: int = 3) -> np.ndarray:
     """(len(values), num_perm) MinHash signatures, all values hashed in one vectorized pass per chunk."""
     if not values:
-        return np.zeros((0, num_perm), dtype=np.uint64)
+        return np.zeros((0, num_perm), dtype=np.uint32)
     grams = [shingles(v, ngram) for v in values]
     starts = np.cumsum([0] + [len(g) for g in grams[:-1]])
-    hv = np.array([hash32(s) for g in grams for s in g], dtype=np.uint64).reshape(-1, 1)
+    hv = _fmix32(np.array([hash32(s) for g in grams for s in g], dtype=np.uint32)).reshape(-1, 1)
     a, b = permutations(num_perm)
-    out = np.empty((len(values), num_perm), dtype=np.uint64)
+    out = np.empty((len(values), num_perm), dtype=np.uint32)
     chunk = 20000  # bounded memory: (shingles x num_perm) per chunk of values
     for lo in range(0, len(values), chunk):
         hi = min(lo + chunk, len(values))
         s_lo = starts[lo]
         s_hi = starts[hi] if hi < len(values) else len(hv)
-        with np.errstate(over="ignore"):  # a * h wraps modulo 2^64, exactly as the reference computes it
-            phv = np.bitwise_and((a * hv[s_lo:s_hi] + b) % _PRIME, _MAX_HASH)
+        phv = a * hv[s_lo:s_hi] + b  # uint32 arithmetic: the wrap-around is the mod 2^32
         out[lo:hi] = np.minimum.reduceat(phv, starts[lo:hi] - s_lo, axis=0)
     return out
 

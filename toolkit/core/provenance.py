@@ -1,0 +1,47 @@
+"""Where a run's answers come from: records made through a deterministic stand-in say so.
+
+A stand-in (a `py:` backend, or a replay of one) makes the pipelines run without a model; what it
+produces is a pipeline demo, not a model result. Once a process builds such a backend, or reads a
+record that carries `"backend": "stand-in"`, every record it writes carries the same flag, and a
+one-line notice goes to stderr, so the label follows the data through pipes, files and evals.
+"""
+
+from __future__ import annotations
+
+FIELD = "backend"
+STAND_IN = "stand-in"
+NOTICE = "pipeline demo, not a model result"
+
+_state: dict[str, str | None] = {"source": None}
+
+
+def mark_stand_in(source: str) -> None:
+    """Note that this process's results come from a stand-in (`source` names it) and say so once on stderr."""
+    if _state["source"] is not None:
+        return
+    _state["source"] = source
+    from toolkit.core import console
+
+    console.info(f"note: answers come from a deterministic stand-in ({source}): {NOTICE}")
+
+
+def stand_in_source() -> str | None:
+    return _state["source"]
+
+
+def reset() -> None:
+    """Forget the flag (tests that run several commands in one process)."""
+    _state["source"] = None
+
+
+def label(record: dict) -> dict:
+    """The record with `"backend": "stand-in"` added when this process's results come from a stand-in."""
+    if _state["source"] is None or FIELD in record:
+        return record
+    return {**record, FIELD: STAND_IN}
+
+
+def check_input(record: dict, where: str) -> None:
+    """Called for every record read: a record made through a stand-in marks this process as well."""
+    if record.get(FIELD) == STAND_IN:
+        mark_stand_in(where)
