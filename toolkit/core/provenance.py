@@ -20,9 +20,10 @@ def mark_stand_in(source: str) -> None:
     if _state["source"] is not None:
         return
     _state["source"] = source
-    from toolkit.core import console
+    from toolkit.core.console import console
 
-    console.info(f"note: answers come from a deterministic stand-in ({source}): {NOTICE}")
+    console.print(f"note: answers come from a deterministic stand-in ({source}): {NOTICE}", soft_wrap=True,
+                  markup=False, highlight=False)
 
 
 def stand_in_source() -> str | None:
