@@ -38,6 +38,8 @@ def test_run_replay_reproduces_shipped_predictions_then_eval(reason, tmp_path, c
     assert summary["type"] == "sql.eval_summary" and summary["n"] == 4 and summary["metric"] == "bird"
     assert summary["ex"] == 100.0 * sum(r["correct"] for r in recs[:-1]) / 4
     assert summary["oracle"] >= summary["ex"] and "execution accuracy" in ev.stderr
+    assert all(p["backend"] == "stand-in" for p in preds)  # recorded from the stand-in, and labelled so
+    assert sum("pipeline demo, not a model result" in line for line in ev.stderr.splitlines()) == 1
 
 
 def test_run_resume_skips_done_questions(reason, tmp_path, cache):

@@ -18,7 +18,6 @@ NOT_IMPORTED = {
     "pytest-xdist": "pytest plugin (make test -n 2)",
     "ruff": "the linter, run as a command",
     "build": "the packaging front-end, run by make dist",
-    "transformers": "dev extra: transformers[serving] brings the real OpenAI-compatible server for tests",
 }
 
 
@@ -127,3 +126,12 @@ def test_asset_path_falls_back_to_the_installed_package(tmp_path, monkeypatch):
         assert assets.asset_path("aha") == fake / "aha"
     finally:
         assets._packaged_root.cache_clear()
+
+
+def test_assets_readme_size_bound_holds():
+    """assets/README.md states the largest file size; every shipped file keeps to it."""
+    text = (ROOT / "assets" / "README.md").read_text(encoding="utf-8")
+    bound = float(re.search(r"no file over ([\d.]+) MB", text).group(1)) * 1e6
+    tracked = [p for p in (ROOT / "assets").rglob("*") if p.is_file() and ".chase-index" not in p.parts[-2]]
+    over = {str(p.relative_to(ROOT)): p.stat().st_size for p in tracked if p.stat().st_size > bound}
+    assert tracked and not over, f"over the bound of assets/README.md: {over}"
