@@ -43,7 +43,7 @@ clean:
 # Release artifacts: the sdist and, built from it, the wheel (which carries assets/ as the reason_assets package).
 dist: $(STAMP)
 	rm -rf dist
-	$(BIN)/python -m build --no-isolation --outdir dist .
+	$(BIN)/python -m build --outdir dist .
 
 # The wheel installed in a fresh virtual environment outside the checkout, without extras and with [all].
 wheel-smoke: dist
