@@ -23,7 +23,9 @@ def test_py_backend_labels_what_the_process_writes(tmp_path, capsys):
     assert provenance.stand_in_source() is None
     backend = from_uri(GAMA_STANDIN)
     assert backend.stand_in and provenance.stand_in_source() == GAMA_STANDIN
-    assert "pipeline demo, not a model result" in capsys.readouterr().err
+    provenance.announce()
+    assert capsys.readouterr().err.strip() == f"note: answers come from a deterministic stand-in ({GAMA_STANDIN}): " \
+        "pipeline demo, not a model result"
     with RecordWriter(out, append=True) as w:
         w.write(make_record("x.after", 1, value=3))
     recs = lines(out.read_text())
@@ -80,6 +82,10 @@ def test_cli_stand_in_replay_and_report_carry_the_label(reason, tmp_path):
     assert report.returncode == 0, report.stderr
     notices = [line for line in report.stderr.splitlines() if "not a model result" in line]
     assert len(notices) == 1 and str(out) in notices[0]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(replayed.stdout.splitlines()[0] + "\n{not json\n")
+    failed = reason("gama", "report", str(bad))
+    assert failed.returncode == 2 and len(failed.stderr.strip().splitlines()) == 1  # an error stays one line
 
 
 def test_strategies_without_llm_carry_no_label(reason):

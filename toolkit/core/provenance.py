@@ -2,8 +2,8 @@
 
 A stand-in (a `py:` backend, or a replay of one) makes the pipelines run without a model; what it
 produces is a pipeline demo, not a model result. Once a process builds such a backend, or reads a
-record that carries `"backend": "stand-in"`, every record it writes carries the same flag, and a
-one-line notice goes to stderr, so the label follows the data through pipes, files and evals.
+record that carries `"backend": "stand-in"`, every record it writes carries the same flag, and the
+command ends with a one-line notice on stderr, so the label follows the data through pipes, files and evals.
 """
 
 from __future__ import annotations
@@ -16,14 +16,20 @@ _state: dict[str, str | None] = {"source": None}
 
 
 def mark_stand_in(source: str) -> None:
-    """Note that this process's results come from a stand-in (`source` names it) and say so once on stderr."""
-    if _state["source"] is not None:
+    """Note that this process's results come from a stand-in (`source` names the first sign of it)."""
+    if _state["source"] is None:
+        _state["source"] = source
+
+
+def announce() -> None:
+    """The one-line notice on stderr, when this process's results came from a stand-in (a command that ends
+    with an error prints only its error line)."""
+    if _state["source"] is None:
         return
-    _state["source"] = source
     from toolkit.core.console import console
 
-    console.print(f"note: answers come from a deterministic stand-in ({source}): {NOTICE}", soft_wrap=True,
-                  markup=False, highlight=False)
+    console.print(f"note: answers come from a deterministic stand-in ({_state['source']}): {NOTICE}",
+                  soft_wrap=True, markup=False, highlight=False)
 
 
 def stand_in_source() -> str | None:
