@@ -146,17 +146,20 @@ def ask(
     report_usage(backend)
 
 
-def _run_job(job: dict) -> dict:
-    """One question (module level so worker processes can run it)."""
+def _run_job(job: dict) -> tuple[dict, list[dict]]:
+    """One question (module level so worker processes can run it): its record and, with --record, its exchanges."""
     from toolkit.chase_sql.pipeline import Resources, answer
     from toolkit.chase_sql.selectors import make_selector
-    from toolkit.core.llm import from_uri
+    from toolkit.core.llm import CollectingBackend, from_uri
 
     backend = from_uri(job["llm"])
+    if job["record"]:
+        backend = CollectingBackend(inner=backend)
     res = Resources(job["config"], embed=_embedder(job["embed"]))
     e = job["example"]
-    return answer(backend, make_selector(job["selector"], backend), res, db_path=e.db_path, question=e.question,
-                  evidence=e.evidence, seed=job["seed"], qid=e.qid, db_id=e.db_id, difficulty=e.difficulty)
+    rec = answer(backend, make_selector(job["selector"], backend), res, db_path=e.db_path, question=e.question,
+                 evidence=e.evidence, seed=job["seed"], qid=e.qid, db_id=e.db_id, difficulty=e.difficulty)
+    return rec, getattr(backend, "exchanges", [])
 
 
 @app.command()
@@ -190,6 +193,7 @@ def run(
 
     Example: reason chase-sql run --data assets/chase_sql/demo --llm replay:assets/chase_sql/replay-dev.jsonl -o p.jsonl
     """
+    import contextlib
     import json
     import os
 
@@ -198,7 +202,7 @@ def run(
     from toolkit.chase_sql.selectors import make_selector
     from toolkit.core.extras import require
     from toolkit.core.parallel import iter_jobs
-    from toolkit.core.records import existing_keys, load_records
+    from toolkit.core.records import RecordWriter, existing_keys, load_records
 
     require("sql")
     cfg = _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout,
@@ -208,14 +212,19 @@ def run(
     todo = [e for e in ds.examples if e.qid not in done]
     base_seed = seed_or_global(seed)
     with open_writer(out, resume) as writer:
-        if (workers > 1 or ray) and not record:
+        if workers > 1 or ray:
+            make_llm(llm)  # a bad URI or missing replay file fails here, with one line, before any worker starts
             uri = llm or os.environ.get("REASON_LLM")
-            if not uri:
-                make_llm(None)  # the usual one-line "no LLM given" error
             jobs = [{"llm": uri, "config": cfg, "selector": selector, "embed": embed, "example": e,
+                     "record": record is not None,
                      "seed": base_seed + int(e.qid) if e.qid.isdigit() else base_seed} for e in todo]
-            for rec in iter_jobs(_run_job, jobs, workers=workers, ray_address=ray, description="questions"):
-                writer.write(rec)
+            # Workers keep their exchanges; only this process appends them to --record, in question order.
+            with RecordWriter(record, append=True) if record else contextlib.nullcontext() as recorder:
+                for rec, exchanges in iter_jobs(_run_job, jobs, workers=workers, ray_address=ray,
+                                                description="questions"):
+                    writer.write(rec)
+                    if recorder is not None:
+                        recorder.write_all(exchanges)
         else:
             backend = make_llm(llm, record)
             res = Resources(cfg, embed=_embedder(embed))

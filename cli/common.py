@@ -42,10 +42,10 @@ def report_bad(bad: BadLines) -> None:
         console.warn(message)
 
 
-def make_llm(llm: str | None, record: Path | None = None):
+def make_llm(llm: str | None, record: Path | None = None, seed: int | None = None):
     from toolkit.core.llm import from_uri
 
-    return from_uri(llm, record=record)
+    return from_uri(llm, record=record, seed=seed)
 
 
 def report_usage(backend) -> None:

@@ -9,11 +9,12 @@ import sys
 from rich.table import Table
 
 from toolkit import __version__
+from toolkit.core.assets import assets_root
 from toolkit.core.console import console
 from toolkit.core.extras import has, installed_extras
 
 PACKAGES = ["typer", "rich", "numpy", "numba", "scipy", "torch", "transformers", "peft", "accelerate",
-            "bitsandbytes", "safetensors", "pybullet", "sqlglot", "datasketch", "rapidfuzz", "gitpython",
+            "bitsandbytes", "safetensors", "pybullet", "sqlglot", "rapidfuzz", "gitpython",
             "ray"]
 
 
@@ -25,7 +26,7 @@ def gather() -> dict:
         except importlib.metadata.PackageNotFoundError:
             versions[name] = None
     facts = {"reason": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
-             "packages": versions, "extras": installed_extras()}
+             "packages": versions, "extras": installed_extras(), "assets": str(assets_root())}
     facts["torch_device"], facts["cuda"] = "none", False
     if has("torch"):
         import torch
@@ -42,6 +43,7 @@ def show(facts: dict) -> None:
     table = Table(title=f"reason {facts['reason']}", show_header=False)
     table.add_row("python", facts["python"])
     table.add_row("platform", facts["platform"])
+    table.add_row("shipped models and data", facts["assets"])
     table.add_row("torch device", facts["torch_device"])
     table.add_row("CUDA available", str(facts["cuda"]))
     table.add_row("numba threading layer", str(facts["numba_threading_layer"]))

@@ -146,6 +146,9 @@ def main() -> None:
         if code == 130:
             console.console.print("interrupted; results written so far are kept (use --resume)")
         sys.exit(code)
+    from toolkit.core.provenance import announce
+
+    announce()  # "pipeline demo, not a model result" when the answers came from a stand-in
 
 
 if __name__ == "__main__":

@@ -39,13 +39,16 @@ VerifierOpt = Annotated[str | None, typer.Option(
                        "model directory (default: the --llm backend).")]
 
 
-def _llms(llm: str | None, record: Path | None, verifier: str | None):
+def _llms(llm: str | None, record: Path | None, verifier: str | None, seed: int):
+    """The LLM and the entailment checker, seeded: `seed` seeds local sampling and goes to servers that take one."""
+    from toolkit.core.models import seed_everything
     from toolkit.microtheory.verify import make_verifier
 
-    backend = make_llm(llm, record)
+    seed_everything(seed)
+    backend = make_llm(llm, record, seed)
     if verifier and verifier.startswith("nli:"):
         return backend, make_verifier(verifier, None)
-    return backend, make_verifier(None, make_llm(verifier, record) if verifier else backend)
+    return backend, make_verifier(None, make_llm(verifier, record, seed) if verifier else backend)
 
 
 @app.command()
@@ -74,10 +77,9 @@ def store(
     from toolkit.microtheory.data import load_questions
     from toolkit.microtheory.store import build_store
 
-    seed_or_global(seed)
     bad = BadLines()
     qs = load_questions(questions, split=split, skip_bad=skip_bad, bad=bad)
-    backend, ver = _llms(llm, record, verifier)
+    backend, ver = _llms(llm, record, verifier, seed_or_global(seed))
     done = existing_keys(out, lambda r: r["question_id"]) if resume else set()
     proven = total = 0
     with open_writer(out, resume) as writer:
@@ -122,7 +124,6 @@ def distill(
     from toolkit.microtheory.optimize import STRATEGIES
     from toolkit.microtheory.store import ENTRY, verified_proofs
 
-    seed_or_global(seed)
     strategies = list(dict.fromkeys(strategy or STRATEGIES))
     for s in strategies:
         if s not in STRATEGIES:
@@ -134,7 +135,7 @@ def distill(
     if raw and budget > len(raw):
         raise InputError(f"--budget {budget}: larger than the knowledge store in {store_path} ({len(raw)} distinct "
                          f"facts)")
-    backend, ver = _llms(llm, record, verifier)
+    backend, ver = _llms(llm, record, verifier, seed_or_global(seed))
     timings: dict[str, float] = {}
     records = run_distill(entries, load_embedder(embedder), ver, budget=budget, strategies=strategies,
                           threshold=threshold, neighbors=neighbors, source=str(store_path), timings=timings)
@@ -192,7 +193,7 @@ def coverage(
         entries = [e for e in read_records(questions, types=[ENTRY]) if split is None or e.get("split") == split]
     else:
         qs = load_questions(questions, split=split)
-        backend, ver = _llms(llm, record, verifier)
+        backend, ver = _llms(llm, record, verifier, seed)
         entries = list(build_store(qs, backend, ver, proofs=proofs, temperature=temperature))
     texts = [t for e in entries for facts in verified_proofs(e) for t in facts]
     mapping = match_facts(texts, th, load_embedder(embedder), threshold)
@@ -247,38 +248,23 @@ def ground(
     --split test -t theory.jsonl --llm replay:assets/microtheory/replay.jsonl
     """
     from toolkit.core import console
-    from toolkit.core.records import BadLines, make_record
+    from toolkit.core.records import BadLines
     from toolkit.microtheory.data import load_corpus, load_questions
-    from toolkit.microtheory.ground import Retriever, ground_question, summarize
+    from toolkit.microtheory.ground import ground_conditions
     from toolkit.microtheory.theory import load_theory
 
-    seed_or_global(seed)
     bad = BadLines()
     docs = load_corpus(corpus, skip_bad=skip_bad, bad=bad)
     qs = load_questions(questions, split=split, skip_bad=skip_bad, bad=bad)
-    conditions = [("corpus", [d["text"] for d in docs])]
-    if theory is not None:
-        th = load_theory(theory, strategy)
-        conditions.append(("corpus+theory", [d["text"] for d in docs] + th.texts))
-    backend, ver = _llms(llm, record, verifier)
-    hyp_cache, fact_cache = {}, {}
+    theory_texts = load_theory(theory, strategy).texts if theory is not None else None
+    backend, ver = _llms(llm, record, verifier, seed_or_global(seed))
     summaries = {}
     with open_writer(out) as writer:
-        for name, texts in conditions:
-            retriever = Retriever(texts)
-            results = []
-            for q in console.track(qs, len(qs), f"ground ({name})"):
-                res = ground_question(q, backend, ver, retriever, k=k, samples=samples,
-                                      hyp_cache=hyp_cache, fact_cache=fact_cache)
-                results.append(res)
-                writer.write(make_record("microtheory.grounding", 1, condition=name, **res))
-            summaries[name] = summarize(results)
-            writer.write(make_record("microtheory.grounding_summary", 1, condition=name, **summaries[name]))
-        if len(summaries) == 2:
-            a, b = summaries["corpus"], summaries["corpus+theory"]
-            writer.write(make_record("microtheory.grounding_delta", 1,
-                                     grounded_rate=round(b["grounded_rate"] - a["grounded_rate"], 4),
-                                     grounded_accuracy=round(b["grounded_accuracy"] - a["grounded_accuracy"], 4)))
+        for rec in ground_conditions(qs, [d["text"] for d in docs], theory_texts, backend, ver, k=k,
+                                     samples=samples, track=console.track):
+            writer.write(rec)
+            if rec["type"] == "microtheory.grounding_summary":
+                summaries[rec["condition"]] = rec
     for name, s in summaries.items():
         console.info(f"{name:<14} grounded {s['grounded']}/{s['questions']} ({s['grounded_rate']:.3f}), "
                      f"grounded accuracy {s['grounded_accuracy']:.3f}, precision {s['grounded_precision']:.3f}")

@@ -8,12 +8,13 @@ from typing import Annotated
 import typer
 
 from cli.common import OutOpt, SeedOpt, SkipBadOpt, open_writer, report_bad, seed_or_global
+from toolkit.core.assets import asset_path
 
 app = typer.Typer(help="Reasoning control vectors: tasks, derive, apply, sweep, GGUF export/import, train.\n\n"
                        "Example: reason steer derive --task mathematical --layers 1..3 --out math.safetensors",
                   no_args_is_help=True)
 
-DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "assets" / "steer" / "model"
+DEFAULT_MODEL = asset_path("steer/model")
 ModelOpt = Annotated[Path, typer.Option("--model", "-m", help="Local causal-LM directory (default: shipped model).")]
 LayersPathOpt = Annotated[str | None, typer.Option(
     "--layers-path", help="Attribute path of the block list for other architectures, e.g. model.decoder.layers.")]
@@ -201,11 +202,11 @@ def sweep(
 
     Example: reason steer sweep --vector math.safetensors --task mathematical --alphas -1:1:0.25 --plot math.png
     """
-    from toolkit.core.records import BadLines, make_record, to_record
+    from toolkit.core.records import BadLines, to_record
     from toolkit.steer.hooks import check_hidden_size
     from toolkit.steer.layers import parse_layers
     from toolkit.steer.report import sweep_table
-    from toolkit.steer.sweep import choose, mcnemar_p, parse_alphas, sweep_split
+    from toolkit.steer.sweep import choice_record, parse_alphas, sweep_split
     from toolkit.steer.tasks import generate, read_problems
     from toolkit.steer.vectors import load_vector
 
@@ -231,31 +232,14 @@ def sweep(
     points, choices = [], []
     with open_writer(out) as w:
         for family, splits in groups.items():
-            val_points = []
             for layer in tried:
-                val = sweep_split(lm, tok, splits["validation"], vec, layer, grid, preserve_norm=preserve_norm,
-                                  layers_path=layers_path, batch_size=batch_size, family=family,
-                                  split="validation", device=dev)
-                test = sweep_split(lm, tok, splits["test"], vec, layer, grid, preserve_norm=preserve_norm,
-                                   layers_path=layers_path, batch_size=batch_size, family=family, split="test",
-                                   device=dev)
-                val_points += val
-                for p in val + test:
-                    w.write(to_record(p))
-                    points.append(to_record(p))
-            best = choose(val_points)
-            base_test = next(p for p in points if p["family"] == family and p["split"] == "test"
-                             and p["alpha"] == 0.0)
-            at_best = next(p for p in points if p["family"] == family and p["split"] == "test"
-                           and p["alpha"] == best.alpha and p["layer"] == best.layer)
-            choice = make_record("steer.choice", 1, family=family, layer=best.layer, alpha=best.alpha,
-                                 validation_accuracy=best.accuracy, test_accuracy_base=base_test["accuracy"],
-                                 test_accuracy_steered=at_best["accuracy"],
-                                 test_gain=round(at_best["accuracy"] - base_test["accuracy"], 6),
-                                 test_fixed=at_best["fixed"], test_broken=at_best["broken"],
-                                 test_mcnemar_p=round(mcnemar_p(at_best["fixed"], at_best["broken"]), 6),
-                                 test_kl_nats=at_best["kl_nats"], test_entropy_bits=at_best["entropy_bits"],
-                                 vector=str(vector), method=vec.method, n_test=at_best["n"])
+                for split in ("validation", "test"):
+                    for p in sweep_split(lm, tok, splits[split], vec, layer, grid, preserve_norm=preserve_norm,
+                                         layers_path=layers_path, batch_size=batch_size, family=family,
+                                         split=split, device=dev):
+                        w.write(to_record(p))
+                        points.append(to_record(p))
+            choice = choice_record(family, points, vector=str(vector), method=vec.method)
             w.write(choice)
             choices.append(choice)
     report_bad(bad)

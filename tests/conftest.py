@@ -33,3 +33,13 @@ def tiny_llama(tmp_path_factory) -> Path:
     from tests.support.tiny_models import build_tiny_llama
 
     return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_provenance():
+    """A stand-in backend used by one in-process test must not label the records of the next."""
+    from toolkit.core import provenance
+
+    provenance.reset()
+    yield
+    provenance.reset()

@@ -18,10 +18,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.support.datasketch_ref import reference_lsh, reference_signatures  # noqa: E402
 from toolkit.chase_sql.data import load_dataset  # noqa: E402
 from toolkit.chase_sql.executor import Executor  # noqa: E402
 from toolkit.chase_sql.selection import clusters, tournament  # noqa: E402
-from toolkit.chase_sql.values import ValueIndex, build_index, signatures, signatures_reference  # noqa: E402
+from toolkit.chase_sql.values import ValueIndex, build_index, signatures  # noqa: E402
 
 DEMO = ROOT / "assets" / "chase_sql" / "demo"
 PREDICTIONS = ROOT / "assets" / "chase_sql" / "predictions-dev.jsonl"
@@ -95,14 +96,14 @@ def lsh_build(tmp: Path, n: int = 100_000) -> dict:
     signatures(sample)
     t_vec = time.process_time() - c0
     c0 = time.process_time()
-    signatures_reference(sample)
+    reference_signatures(sample)
     t_ref = time.process_time() - c0
     c0 = time.process_time()
     small = ValueIndex(db, idx.entries[:20000], idx.hashes[:20000], idx.owners[:20000])
     small.bands()
     t_bands = time.process_time() - c0
     c0 = time.process_time()
-    small.datasketch_lsh()
+    reference_lsh(small)
     t_datasketch = time.process_time() - c0
     per = 100_000 / len(idx.entries)
     return {"values": len(idx.entries), "lsh_keys": int(len(idx.hashes)),

@@ -2,12 +2,20 @@ import sqlite3
 
 import numpy as np
 
-from toolkit.chase_sql.values import build_index, keep_value, signatures, signatures_reference
+from tests.support.datasketch_ref import reference_lsh, reference_minhash, reference_params, reference_signatures
+from toolkit.chase_sql.values import build_index, keep_value, lsh_params, signatures
 
 
 def test_vectorized_signatures_match_datasketch():
-    vals = ["Nordhavn", "a", "Gabriel García Márquez", "x" * 50, "Kongens Torv"]
-    assert np.array_equal(signatures(vals), signatures_reference(vals))
+    vals = ["Nordhavn", "a", "Gabriel García Márquez", "x" * 50, "Kongens Torv", ""]
+    ours = signatures(vals)
+    assert ours.shape == (6, 64) and len(np.unique(ours[0])) > 50
+    assert np.array_equal(ours, reference_signatures(vals))
+
+
+def test_band_parameters_match_datasketch():
+    for threshold, num_perm in [(0.2, 64), (0.5, 128), (0.8, 32)]:
+        assert lsh_params(threshold, num_perm) == reference_params(threshold, num_perm)
 
 
 def test_lsh_finds_misspelled_values(library_db, demo_dir, tmp_path):
@@ -67,11 +75,9 @@ def test_embedding_rerank_changes_order(library_db, tmp_path):
 
 
 def test_banded_table_agrees_with_datasketch_lsh(demo_dir, tmp_path):
-    from toolkit.chase_sql.values import _minhash
-
     for db in ("library", "transit", "bakery"):
         idx = build_index(demo_dir / "dev_databases" / db / f"{db}.sqlite", cache_dir=tmp_path)
-        ref = idx.datasketch_lsh()
+        ref = reference_lsh(idx)
         for kw in ["Dostoyevski", "Bogota", "fiction", "Nordhaven", "Zurich", "croissants", "Eclair", "Ring", "xq"]:
-            keys = ref.query(_minhash(kw, idx.num_perm, idx.ngram))
+            keys = ref.query(reference_minhash(kw, idx.num_perm, idx.ngram))
             assert idx.candidates(kw) == sorted({int(idx.owners[k]) for k in keys}), (db, kw)

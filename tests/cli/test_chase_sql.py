@@ -38,6 +38,8 @@ def test_run_replay_reproduces_shipped_predictions_then_eval(reason, tmp_path, c
     assert summary["type"] == "sql.eval_summary" and summary["n"] == 4 and summary["metric"] == "bird"
     assert summary["ex"] == 100.0 * sum(r["correct"] for r in recs[:-1]) / 4
     assert summary["oracle"] >= summary["ex"] and "execution accuracy" in ev.stderr
+    assert all(p["backend"] == "stand-in" for p in preds)  # recorded from the stand-in, and labelled so
+    assert sum("pipeline demo, not a model result" in line for line in ev.stderr.splitlines()) == 1
 
 
 def test_run_resume_skips_done_questions(reason, tmp_path, cache):
@@ -163,3 +165,19 @@ def test_not_a_database_is_an_input_error(reason, tmp_path):
         r = reason("chase-sql", *args)
         assert r.returncode == 2, r.stderr
         assert r.stderr.strip() == f"error: {fake}: not a readable SQLite database (file is not a database)"
+
+
+def test_workers_with_record_write_one_recording_in_question_order(reason, tmp_path, cache):
+    env = {"REASON_CHASE_STANDIN_DATA": str(DEMO)}
+    common = ("chase-sql", "run", "--data", str(DEMO), "--limit", "3", "--per-generator", "2",
+              "--cache-dir", str(cache))
+    one_rec, two_rec = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    one = reason(*common, "--llm", STANDIN, "--record", str(one_rec), env=env)
+    two = reason(*common, "--llm", STANDIN, "--record", str(two_rec), "--workers", "2", env=env)
+    assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
+    assert two.stdout == one.stdout and two_rec.read_text() == one_rec.read_text()
+    preds = lines(two.stdout)
+    assert len(preds) == 3 and all(p["backend"] == "stand-in" for p in preds)
+    replayed = reason(*common, "--llm", f"replay:{two_rec}")
+    assert replayed.returncode == 0, replayed.stderr
+    assert [p["sql"] for p in lines(replayed.stdout)] == [p["sql"] for p in preds]

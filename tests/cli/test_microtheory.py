@@ -103,3 +103,30 @@ def test_help_has_examples(reason):
     for cmd in ("store", "distill", "coverage", "ground", "show"):
         out = reason("microtheory", cmd, "--help")
         assert out.returncode == 0 and "Example:" in out.stdout, cmd
+
+
+def test_seed_reaches_the_llm_server(reason, tmp_path):
+    """--seed of store/ground goes to the backend (OpenAI-compatible servers take a `seed`)."""
+    from tests.support.openai_stub import StubServer, chat_payload
+    from toolkit.microtheory import standin
+
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text("".join((ASSETS / "qa.jsonl").read_text().splitlines(keepends=True)[:2]))
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join((ASSETS / "corpus.jsonl").read_text().splitlines(keepends=True)[:20]))
+
+    def respond(body):
+        texts = standin.complete(body["messages"], n=body.get("n", 1), temperature=body.get("temperature", 0))
+        return 200, chat_payload(texts)
+
+    with StubServer(respond) as stub:
+        uri = f"openai:stub@{stub.url}"
+        store = reason("microtheory", "store", "-q", str(qa), "--llm", uri, "--seed", "7", "-o",
+                       str(tmp_path / "s.jsonl"))
+        assert store.returncode == 0, store.stderr
+        n_store = len(stub.requests)
+        ground = reason("microtheory", "ground", "-c", str(corpus), "-q", str(qa), "--llm", uri, "--seed", "8")
+        assert ground.returncode == 0, ground.stderr
+    seeds = [r.get("seed") for r in stub.requests]
+    assert n_store > 0 and len(seeds) > n_store
+    assert set(seeds[:n_store]) == {7} and set(seeds[n_store:]) == {8}

@@ -79,6 +79,22 @@ def test_parse_alphas_and_choice():
     assert (choose(pts).layer, choose(pts).alpha) == (2, 0.5)
 
 
+def test_choice_record_picks_on_validation_and_reports_test_gain():
+    from toolkit.core.records import to_record
+    from toolkit.steer.sweep import choice_record
+
+    val = [SweepPoint("f", "validation", 1, a, 10, acc, 0, 0) for a, acc in ((0, 0.5), (0.5, 0.8), (1, 0.7))]
+    test = [SweepPoint("f", "test", 1, 0, 40, 0.5, 0.0, 1.0),
+            SweepPoint("f", "test", 1, 0.5, 40, 0.7, 0.01, 0.9, fixed=10, broken=2),
+            SweepPoint("f", "test", 1, 1, 40, 0.9, 0.2, 0.5, fixed=17, broken=1)]  # best on test, not chosen
+    other = [to_record(SweepPoint("g", "validation", 1, 1, 10, 1.0, 0, 0))]
+    rec = choice_record("f", [to_record(p) for p in val + test] + other, vector="v.safetensors", method="mean")
+    assert (rec["type"], rec["alpha"], rec["layer"], rec["validation_accuracy"]) == ("steer.choice", 0.5, 1, 0.8)
+    assert (rec["test_accuracy_base"], rec["test_accuracy_steered"], rec["test_gain"]) == (0.5, 0.7, 0.2)
+    assert (rec["test_fixed"], rec["test_broken"], rec["n_test"]) == (10, 2, 40)
+    assert rec["test_mcnemar_p"] == round(2 * (1 + 12 + 66) / 4096, 6)
+
+
 def test_options_sharing_a_first_token_are_rejected(neox):
     _, tok = neox
     with pytest.raises(InputError, match="share a first token"):

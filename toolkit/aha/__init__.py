@@ -11,12 +11,11 @@ Public API:
   DEFAULT_MODEL                                 the shipped tiny detector (assets/aha/model)
 """
 
-from pathlib import Path
-
 from toolkit.aha.prompt import make_answer, make_question, split_answer, verdict_word
 from toolkit.aha.samples import Sample, load_samples, sample_from_image, split_by_episode
+from toolkit.core.assets import asset_path
 
-DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "assets" / "aha" / "model"
+DEFAULT_MODEL = asset_path("aha/model")
 
 
 def __getattr__(name):  # heavy parts (torch, transformers) load on first use

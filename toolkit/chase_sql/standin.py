@@ -29,8 +29,9 @@ from pathlib import Path
 
 from toolkit.chase_sql import prompts as P
 from toolkit.chase_sql.parsing import extract_sql
+from toolkit.core.assets import asset_path
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "assets" / "chase_sql" / "demo"
+DEFAULT_DATA = asset_path("chase_sql/demo")
 ENV_DATA = "REASON_CHASE_STANDIN_DATA"
 
 P_CORRECT = {  # (generator, difficulty) -> probability of writing the gold query

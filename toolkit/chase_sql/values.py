@@ -8,10 +8,12 @@ embedding function is given, by cosine similarity of embeddings.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
 import sqlite3
+import struct
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -101,10 +103,8 @@ class ValueIndex:
     _bands: np.ndarray | None = field(default=None, repr=False)
 
     def params(self) -> tuple[int, int]:
-        """(bands, rows per band), chosen by datasketch for the threshold like MinHashLSH does."""
-        from datasketch.lsh import _optimal_param
-
-        return _optimal_param(self.threshold, self.num_perm, 0.5, 0.5)
+        """(bands, rows per band) for the threshold, as datasketch's MinHashLSH chooses them."""
+        return lsh_params(self.threshold, self.num_perm)
 
     def bands(self) -> np.ndarray:
         """(K, bands) band keys: the LSH table as one array, built in one vectorized pass."""
@@ -118,22 +118,9 @@ class ValueIndex:
         if not self.entries:
             return []
         b, r = self.params()
-        q = band_keys(_minhash(keyword, self.num_perm, self.ngram).hashvalues[None, :], b, r)[0]
+        q = band_keys(minhash(keyword, self.num_perm, self.ngram)[None, :], b, r)[0]
         keys = np.flatnonzero((self.bands() == q).any(axis=1))
         return sorted({int(k) for k in self.owners[keys]})
-
-    def datasketch_lsh(self):
-        """The same table as a datasketch MinHashLSH (slower to build; kept as the reference)."""
-        from datasketch import LeanMinHash, MinHashLSH
-
-        b, r = self.params()
-        lsh = MinHashLSH(num_perm=self.num_perm, params=(b, r))
-        scheme = _reference(self.num_perm).scheme
-        with lsh.insertion_session() as session:
-            for i in range(len(self.hashes)):
-                session.insert(i, LeanMinHash(seed=1, hashvalues=self.hashes[i], scheme=scheme),
-                               check_duplication=False)
-        return lsh
 
     def lookup(self, keywords: Sequence[str], *, top_k: int = 5, min_score: float = 0.6,
                embed: Callable[[list[str]], np.ndarray] | None = None) -> list[ValueMatch]:
@@ -182,52 +169,76 @@ def band_keys(hashes: np.ndarray, b: int, r: int) -> np.ndarray:
     return key
 
 
-def _reference(num_perm: int):
-    from datasketch import MinHash
+@functools.cache
+def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
+    """(bands b, rows r) minimising false positives + false negatives around `threshold` (equal weights).
 
-    return MinHash(num_perm=num_perm, seed=1)
+    The S-curve 1 - (1 - s^r)^b is integrated below the threshold (false positives) and above it
+    (false negatives), as in Mining of Massive Datasets ch. 3 and datasketch's MinHashLSH.
+    """
+    from scipy.integrate import quad
+
+    def error(b: int, r: int) -> float:
+        fp = quad(lambda s: 1 - (1 - s ** float(r)) ** float(b), 0.0, threshold)[0]
+        fn = quad(lambda s: (1 - s ** float(r)) ** float(b), threshold, 1.0)[0]
+        return 0.5 * fp + 0.5 * fn
+
+    best, best_err = (0, 0), float("inf")
+    for b in range(1, num_perm + 1):
+        for r in range(1, num_perm // b + 1):
+            err = error(b, r)
+            if err < best_err:
+                best, best_err = (b, r), err
+    return best
 
 
-def _minhash(value: str, num_perm: int, ngram: int):
-    from datasketch import MinHash
+@functools.cache
+def permutations(num_perm: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Affine permutations h -> a h + b (mod 2^32) with odd a, one pair per signature slot.
 
-    m = MinHash(num_perm=num_perm, seed=1)
-    m.update_batch(shingles(value, ngram))
-    return m
+    Drawn as datasketch 2.x draws its default "affine32" scheme, so signatures equal MinHash(seed=seed).
+    """
+    gen = np.random.RandomState(seed)
+    a = gen.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    b = gen.randint(0, 1 << 32, num_perm, dtype=np.uint32)
+    return a, b
+
+
+def _fmix32(h: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 32-bit finalizer: a fixed bijection that spreads the input hashes before the permutations."""
+    h = h ^ (h >> np.uint32(16))
+    h = h * np.uint32(0x85EBCA6B)
+    h = h ^ (h >> np.uint32(13))
+    h = h * np.uint32(0xC2B2AE35)
+    return h ^ (h >> np.uint32(16))
+
+
+def hash32(data: bytes) -> int:
+    """The first 4 bytes of SHA-1, little-endian (datasketch's sha1_hash32)."""
+    return struct.unpack("<I", hashlib.sha1(data).digest()[:4])[0]
+
+
+def minhash(value: str, num_perm: int = 64, ngram: int = 3) -> np.ndarray:
+    """The MinHash signature of one value's character n-grams."""
+    return signatures([value], num_perm, ngram)[0]
 
 
 def signatures(values: Sequence[str], num_perm: int = 64, ngram: int = 3) -> np.ndarray:
-    """MinHash signatures of many values at once; equal to datasketch's MinHash.update_batch per value."""
-    ref = _reference(num_perm)
+    """(len(values), num_perm) MinHash signatures, all values hashed in one vectorized pass per chunk."""
     if not values:
-        return np.zeros((0, num_perm), dtype=ref.hashvalues.dtype)
-    try:
-        from datasketch.minhash import _SCHEME_WIDTHS, _fmix
-    except ImportError:  # another datasketch layout: hash value by value
-        return signatures_reference(values, num_perm, ngram)
+        return np.zeros((0, num_perm), dtype=np.uint32)
     grams = [shingles(v, ngram) for v in values]
     starts = np.cumsum([0] + [len(g) for g in grams[:-1]])
-    hv = ref._hash_input_array([ref.hashfunc(s) for g in grams for s in g]).reshape(-1, 1)
-    a, b = ref.permutations
-    out = np.empty((len(values), num_perm), dtype=ref.hashvalues.dtype)
+    hv = _fmix32(np.array([hash32(s) for g in grams for s in g], dtype=np.uint32)).reshape(-1, 1)
+    a, b = permutations(num_perm)
+    out = np.empty((len(values), num_perm), dtype=np.uint32)
     chunk = 20000  # bounded memory: (shingles x num_perm) per chunk of values
     for lo in range(0, len(values), chunk):
         hi = min(lo + chunk, len(values))
         s_lo = starts[lo]
         s_hi = starts[hi] if hi < len(values) else len(hv)
-        part = hv[s_lo:s_hi]
-        if ref.scheme in _SCHEME_WIDTHS:
-            phv = _fmix(part, _SCHEME_WIDTHS[ref.scheme]) * a + b
-        else:
-            return signatures_reference(values, num_perm, ngram)
+        phv = a * hv[s_lo:s_hi] + b  # uint32 arithmetic: the wrap-around is the mod 2^32
         out[lo:hi] = np.minimum.reduceat(phv, starts[lo:hi] - s_lo, axis=0)
-    return out
-
-
-def signatures_reference(values: Sequence[str], num_perm: int = 64, ngram: int = 3) -> np.ndarray:
-    out = np.empty((len(values), num_perm), dtype=_reference(num_perm).hashvalues.dtype)
-    for i, value in enumerate(values):
-        out[i] = _minhash(value, num_perm, ngram).hashvalues
     return out
 
 

@@ -9,7 +9,7 @@ from toolkit.core.errors import RuntimeFailure
 EXTRAS = {
     "ml": ["torch", "transformers", "peft", "accelerate", "safetensors"],
     "sim": ["pybullet"],
-    "sql": ["sqlglot", "datasketch", "rapidfuzz"],
+    "sql": ["sqlglot", "rapidfuzz"],
     "swe": ["git", "coverage"],
     "ray": ["ray"],
     "graph": ["torch_geometric"],

@@ -42,14 +42,30 @@ def map_jobs(fn: Callable[[J], R], jobs: Sequence[J], *, workers: int = 1, ray_a
     return list(iter_jobs(fn, jobs, workers=workers, ray_address=ray_address, description=description))
 
 
+def _call(fn, job) -> tuple[Any, str | None]:
+    """Run one job in a worker; report whether its answers came from a stand-in, so the parent labels them."""
+    from toolkit.core.provenance import stand_in_source
+
+    return fn(job), stand_in_source()
+
+
+def _collect(pair: tuple[Any, str | None]) -> Any:
+    result, source = pair
+    if source:
+        from toolkit.core.provenance import mark_stand_in
+
+        mark_stand_in(source)
+    return result
+
+
 def _pool_iter(fn, jobs, workers) -> Iterator[Any]:
     # spawn: safe with torch, numba and pybullet, which do not survive fork reliably.
     ctx = mp.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx)
     try:
-        futures = [pool.submit(fn, job) for job in jobs]
+        futures = [pool.submit(_call, fn, job) for job in jobs]
         for future in futures:
-            yield future.result()
+            yield _collect(future.result())
     except BaseException:
         # A failed job, Ctrl-C or a consumer that stopped: drop the queued jobs and stop the running ones (their
         # results would be thrown away). Not a `with` block: its shutdown() would reset cancel_futures.
@@ -90,7 +106,7 @@ def _ray_iter(fn, jobs, address) -> Iterator[Any]:
             ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         else:
             ray.init(address=address, include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(fn)
-    refs = [remote.remote(job) for job in jobs]
+    remote = ray.remote(_call)
+    refs = [remote.remote(fn, job) for job in jobs]
     for ref in refs:
-        yield ray.get(ref)
+        yield _collect(ray.get(ref))

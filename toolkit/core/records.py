@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from toolkit.core.errors import InputError, RuntimeFailure
+from toolkit.core.provenance import check_input, label
 
 STDIO = "-"
 
@@ -97,6 +98,7 @@ def read_records(
                     raise
                 bad.add(str(exc))
                 continue
+            check_input(record, name)
             yield record
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: not UTF-8 text ({exc.reason})") from None
@@ -153,7 +155,7 @@ class RecordWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         try:
-            self._handle.write(dumps(record) + "\n")
+            self._handle.write(dumps(label(record)) + "\n")
             self._handle.flush()
         except BrokenPipeError:
             raise

@@ -9,12 +9,11 @@ Public API:
     make_example, TASKS                        synthetic long-context tasks
 """
 
-from pathlib import Path as _Path
-
+from toolkit.core.assets import asset_path
 from toolkit.kvcompress.allocation import METHODS, headkv_budgets, pyramid_budgets, round_preserving_sum
 from toolkit.kvcompress.tasks import TASKS, make_example
 
-_ASSETS = _Path(__file__).resolve().parents[2] / "assets" / "kvcompress"
+_ASSETS = asset_path("kvcompress")
 DEFAULT_MODEL = str(_ASSETS / "model")
 DEFAULT_SCORES = {"retrieval": str(_ASSETS / "scores-retrieval.json"), "r2": str(_ASSETS / "scores-r2.json")}
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from toolkit.core.errors import InputError
@@ -73,14 +72,37 @@ def sweep_split(model, tokenizer, problems, vec: ControlVector, layer: int, alph
 
 def mcnemar_p(fixed: int, broken: int) -> float:
     """Exact two-sided McNemar p-value: a binomial test of fixed vs broken with p = 1/2."""
-    n = fixed + broken
-    if n == 0:
+    if fixed + broken == 0:
         return 1.0
-    k = min(fixed, broken)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return min(1.0, 2 * tail)
+    from scipy.stats import binomtest
+
+    return float(binomtest(fixed, fixed + broken, 0.5, alternative="two-sided").pvalue)
 
 
 def choose(points: list[SweepPoint]) -> SweepPoint:
     """Best validation accuracy; ties go to the smaller |alpha| (0 first), then the lower layer."""
     return max(points, key=lambda p: (p.accuracy, -abs(p.alpha), -p.layer))
+
+
+def choice_record(family: str, points: list[dict], *, vector: str, method: str) -> dict:
+    """The `steer.choice` record of one family: (layer, alpha) chosen on validation, judged on test.
+
+    `points` are the family's sweep records; the test accuracy at the chosen point is compared with alpha = 0
+    on the same test problems (gain, fixed/broken counts, exact McNemar p-value).
+    """
+    from toolkit.core.records import make_record
+
+    val = [SweepPoint(**{k: v for k, v in p.items() if k not in ("type", "schema")})
+           for p in points if p["family"] == family and p["split"] == "validation"]
+    best = choose(val)
+    test = [p for p in points if p["family"] == family and p["split"] == "test"]
+    base = next(p for p in test if p["alpha"] == 0.0)
+    at_best = next(p for p in test if p["alpha"] == best.alpha and p["layer"] == best.layer)
+    return make_record("steer.choice", 1, family=family, layer=best.layer, alpha=best.alpha,
+                       validation_accuracy=best.accuracy, test_accuracy_base=base["accuracy"],
+                       test_accuracy_steered=at_best["accuracy"],
+                       test_gain=round(at_best["accuracy"] - base["accuracy"], 6),
+                       test_fixed=at_best["fixed"], test_broken=at_best["broken"],
+                       test_mcnemar_p=round(mcnemar_p(at_best["fixed"], at_best["broken"]), 6),
+                       test_kl_nats=at_best["kl_nats"], test_entropy_bits=at_best["entropy_bits"],
+                       vector=vector, method=method, n_test=at_best["n"])

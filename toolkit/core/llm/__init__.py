@@ -16,14 +16,17 @@ from toolkit.core.llm.base import (
     normalize_request,
     request_key,
 )
-from toolkit.core.llm.replay import RecordingBackend, ReplayBackend, write_exchange
+from toolkit.core.llm.replay import CollectingBackend, RecordingBackend, ReplayBackend, write_exchange
+from toolkit.core.provenance import mark_stand_in
 
 ENV_VAR = "REASON_LLM"
 SCHEMES = ("openai", "hf", "replay", "py")
 
 
-def from_uri(uri: str | None = None, *, record: str | Path | None = None) -> LLM:
-    """Build a backend from `uri` (or $REASON_LLM); wrap it in a recorder when `record` is set."""
+def from_uri(uri: str | None = None, *, record: str | Path | None = None, seed: int | None = None) -> LLM:
+    """Build a backend from `uri` (or $REASON_LLM); wrap it in a recorder when `record` is set.
+
+    `seed` goes to the backend (servers that take a seed, local sampling); replays ignore it."""
     uri = uri or os.environ.get(ENV_VAR)
     if not uri:
         raise InputError(f"no LLM given: pass --llm URI or set {ENV_VAR} (schemes: {', '.join(SCHEMES)})")
@@ -46,10 +49,13 @@ def from_uri(uri: str | None = None, *, record: str | Path | None = None) -> LLM
         from toolkit.core.llm.function import load_function
 
         backend = load_function(rest)
+        if backend.stand_in:
+            mark_stand_in(backend.name)
+    backend.seed = seed
     if record:
         backend = RecordingBackend(inner=backend, path=Path(record))
     return backend
 
 
 __all__ = ["LLM", "Completion", "Message", "Usage", "from_uri", "message_text", "normalize_request",
-           "request_key", "write_exchange", "ReplayBackend", "RecordingBackend"]
+           "request_key", "write_exchange", "ReplayBackend", "RecordingBackend", "CollectingBackend"]

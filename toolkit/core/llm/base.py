@@ -91,6 +91,8 @@ class Backend(ABC):
 
     name: str = "backend"
     usage: Usage = field(default_factory=Usage)
+    # --seed of the command: sent to servers that take one, seeds local sampling; not part of a replay key.
+    seed: int | None = None
 
     def complete(
         self,

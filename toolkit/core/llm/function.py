@@ -2,7 +2,8 @@
 
 The callable takes (messages, n, temperature, max_tokens, stop) and returns a list of
 texts or a Completion. Useful for custom backends, rule-based stand-ins and scripts
-that build replay recordings.
+that build replay recordings. Its results count as a stand-in's (records carry
+"backend": "stand-in") unless the callable has the attribute `stand_in = False`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from toolkit.core.llm.base import Backend, Completion, apply_stop
 @dataclass
 class FunctionBackend(Backend):
     fn: Callable[..., Any] | None = None
+    # A rule-based stand-in unless the callable says otherwise (`fn.stand_in = False`, e.g. a wrapper of a model).
+    stand_in: bool = True
 
     def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:
         result = self.fn(messages, n=n, temperature=temperature, max_tokens=max_tokens, stop=stop)
@@ -37,4 +40,4 @@ def load_function(spec: str) -> FunctionBackend:
         fn = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
         raise InputError(f"py:{spec}: cannot load ({exc})") from None
-    return FunctionBackend(name=f"py:{spec}", fn=fn)
+    return FunctionBackend(name=f"py:{spec}", fn=fn, stand_in=bool(getattr(fn, "stand_in", True)))

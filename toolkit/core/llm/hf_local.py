@@ -58,6 +58,8 @@ class HFBackend(Backend):
                       pad_token_id=tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id)
         if sample:
             kwargs["temperature"] = float(temperature)
+            if self.seed is not None:  # the k-th sampled call of a run draws the same tokens every run
+                torch.manual_seed(self.seed + self.usage.calls)
         with torch.no_grad():
             out = self.model.generate(**enc, **kwargs)
         prompt_len = enc["input_ids"].shape[1]

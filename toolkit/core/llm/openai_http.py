@@ -47,6 +47,8 @@ class OpenAIBackend(Backend):
             body["stop"] = stop[:4]
         if self.want_logprobs:
             body["logprobs"] = True
+        if self.seed is not None:
+            body["seed"] = self.seed
         data = self._post("/chat/completions", body)
         try:
             choices = sorted(data["choices"], key=lambda c: c.get("index", 0))

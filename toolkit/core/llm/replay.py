@@ -81,3 +81,22 @@ class RecordingBackend(Backend):
         self._writer.write(exchange_record(normalize_request(messages, n, temperature, max_tokens, stop),
                                            completion))
         return completion
+
+
+@dataclass
+class CollectingBackend(Backend):
+    """Wraps any backend and keeps every exchange in memory: a worker process hands them back to the
+    parent, which appends them to the --record file in job order (one writer, deterministic order)."""
+
+    inner: Any = None
+    exchanges: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.name = self.inner.name
+
+    def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:
+        completion = self.inner.complete(messages, n=n, temperature=temperature, max_tokens=max_tokens,
+                                         stop=stop)
+        self.exchanges.append(exchange_record(normalize_request(messages, n, temperature, max_tokens, stop),
+                                              completion))
+        return completion
