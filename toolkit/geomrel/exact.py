@@ -166,7 +166,7 @@ def _assert_nondegenerate(r: Realization, op: str, pts: list[str]) -> None:
 # ---------------------------------------------------------------- exact algebra helpers
 
 def numerator(expr) -> sp.Expr:
-    num, _ = sp.fraction(sp.together(sp.expand(expr)))
+    num, _ = sp.fraction(sp.together(expr))
     num = sp.expand(num)
     if num.has(K3):
         num = sp.expand(sp.Poly(num, K3).rem(sp.Poly(K3**2 - sp.Rational(3, 4), K3)).as_expr())

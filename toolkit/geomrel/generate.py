@@ -6,6 +6,8 @@ import hashlib
 import random
 import string
 
+import sympy as sp
+
 from toolkit.core.errors import InputError
 from toolkit.geomrel import dsl
 from toolkit.geomrel import exact as X
@@ -13,6 +15,7 @@ from toolkit.geomrel.labels import Undecided, derive
 
 LEVEL_DEPTHS = {"basic": (1,), "advanced": (2, 3)}
 LETTERS = "ABCDE"
+MAX_OPS = 40
 
 
 def _fresh(used: set, rng: random.Random) -> str:
@@ -113,6 +116,8 @@ def generate_item(rng: random.Random, level: str, domain: str, depth: int | None
             if not _valid_question(q):
                 continue
             real = X.realize([s for s in steps])
+            if max(sp.count_ops(c) for xy in real.points.values() for c in xy) > MAX_OPS:
+                continue  # nested rational constructions get too large for exact factoring in reasonable time
             relation, witnesses = derive(real, q, rng)
         except Undecided:
             continue

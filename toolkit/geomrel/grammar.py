@@ -70,7 +70,7 @@ class _ToStep(Transformer):
     def shape(self, kids):
         s = [str(k) for k in kids]
         name = next(k for k in s if len(k) >= 3 and k.isupper())
-        word = next(k for k in s if k in SHAPE_OPS)
+        word = next((k for k in s if k in SHAPE_OPS), "triangle")
         pts = list(name)
         step = {"op": SHAPE_OPS[word], "pts": pts, "word": word}
         if word in SIDES and len(pts) != SIDES[word]:
@@ -105,7 +105,7 @@ class _ToStep(Transformer):
         return {"op": "on_segment", "pts": [str(x) for x in k]}
 
     def extension(self, k):
-        return {"op": "extension", "pts": [str(k[3]), str(k[0]), str(k[1])]}
+        return {"op": "extension", "pts": [str(k[0]), str(k[1]), str(k[2])]}
 
     def extension2(self, k):
         return {"op": "extension", "pts": [str(k[3]), str(k[0]), str(k[1])]}
