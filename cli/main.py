@@ -28,6 +28,7 @@ SYSTEMS = [
     ("kvcompress", "kvcompress"),
     ("gama", "gama"),
     ("compgen", "compgen"),
+    ("geomrel", "geomrel"),
 ]
 
 app = typer.Typer(

@@ -12,6 +12,7 @@ EXTRAS = {
     "sql": ["sqlglot", "datasketch", "rapidfuzz"],
     "swe": ["git", "coverage"],
     "ray": ["ray"],
+    "geo": ["sympy", "shapely", "lark", "sklearn"],
 }
 
 
