@@ -186,7 +186,9 @@ def reachable(steps, q, name, thetas) -> bool:
     for theta in starts:
         fit = least_squares(resid, theta, xtol=1e-14, ftol=1e-14, gtol=1e-14, max_nfev=150)
         P = points(steps, fit.x)
-        if max(np.abs(resid(fit.x))) < TOL and not degenerate(steps, P, fit.x) and _elements_ok(q, P):
+        # coincident lines are a degenerate question, not a parallel position
+        apart = q["domain"] != "line" or predicate_values(q, P)["coincide"] > 1e-6
+        if max(np.abs(resid(fit.x))) < TOL and apart and not degenerate(steps, P, fit.x) and _elements_ok(q, P):
             return True
     return False
 

@@ -23,7 +23,13 @@ def derive_from_text(question: str, samples: int = 32, seed: int = 0) -> dict:
         return {**out, "status": "inconsistent", "reason": f"{''.join(bad[0]['pts'])} is not a {bad[0]['word']}"}
     if any(s["op"] == "polygon" for s in steps if q["domain"] == "shape" and s["pts"] == q["shape"]):
         return {**out, "status": "ambiguous", "reason": "convexity or vertex order of the polygon is not stated"}
-    known = set()
+    known, placed = set(), []
+    for s in steps:  # points first named in a stated relation ("AB ⊥ EF") are free points
+        if s["op"].startswith("given_"):
+            placed += [{"op": "free", "pts": [p]} for p in dict.fromkeys(s["pts"]) if p not in known]
+        known |= set(s["pts"])
+        placed.append(s)
+    steps, known = placed, set()
     for s in steps:
         later = set(s["pts"][1:]) if s["op"] not in grammar.SHAPE_OPS.values() else set()
         if s["op"] not in ("free",) and not s["op"].startswith("given_") and later - known:
