@@ -36,7 +36,8 @@ def test_equilateral_sides_intersect_and_right_angle_is_perpendicular():
 
 
 def test_same_seed_same_items_and_witnesses_recompute():
-    a, b = generate(4, 5, "advanced", ["line", "angle", "shape"]), generate(4, 5, "advanced", ["line", "angle", "shape"])
+    domains = ["line", "angle", "shape"]
+    a, b = generate(4, 5, "advanced", domains), generate(4, 5, "advanced", domains)
     assert json.dumps(a) == json.dumps(b)
     for item in a:
         for w in item["witnesses"]:
@@ -53,7 +54,8 @@ def test_verifier_agrees_with_generator():
 
 def test_verifier_flags_wrong_label_and_bad_shapes():
     q = "ABC is a right triangle with the right angle at B. What is the positional relationship between line AB " \
-        "and line BC?\nAnswer choices:A. Parallel B. Perpendicular C. Intersecting but not perpendicular D. Cannot be inferred"
+        "and line BC?\nAnswer choices:A. Parallel B. Perpendicular C. Intersecting but not perpendicular " \
+        "D. Cannot be inferred"
     assert verify_item({"question": q, "answer": "B", "options": LINE_OPTS})["status"] == "agree"
     bad = verify_item({"question": q, "answer": "A", "options": LINE_OPTS})
     assert bad["status"] == "disagree" and bad["derived"] == "perpendicular"

@@ -17,7 +17,8 @@ def score(preds: list[dict], golds: dict) -> dict:
             raise InputError(f"prediction for id {p['id']!r} has no item in --gold")
         ok = p.get("letter") is not None and p["letter"] == item["answer"]
         parse_fail += p.get("letter") is None
-        for key in ("all", f"level:{item.get('level')}", f"domain:{item.get('domain')}", f"code:{item.get('relation')}"):
+        keys = ("all", f"level:{item.get('level')}", f"domain:{item.get('domain')}", f"code:{item.get('relation')}")
+        for key in keys:
             groups[key][0] += ok
             groups[key][1] += 1
         gold_cannot = item["options"][ord(item["answer"]) - 65] == CANNOT

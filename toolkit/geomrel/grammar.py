@@ -14,7 +14,7 @@ from lark import Lark, Transformer, exceptions
 
 GRAMMAR = r"""
 ?clause: shape | derived | relation | question
-shape: NAME "is" ART? SHAPEWORD ("with" "the"? "right" "angle" "at" PT)? ("with" PT PT EQ PT PT)? ("with" PT PT PAR PT PT)?
+shape: NAME "is" ART? SHAPEWORD (RIGHTAT PT)? ("with" PT PT EQ PT PT)? ("with" PT PT PAR PT PT)?
      | ("triangle"i | "quadrilateral"i) NAME "is" ART? SHAPEWORD
      | "triangle"i NAME "is" "given"
      | "triangle"i NAME "is" "right-angled" "at" PT       -> right_at
@@ -28,10 +28,10 @@ derived: PT "is" "the" "midpoint" "of" ("segment"|"side")? PT PT                
        | "extend"i PT PT "beyond" PT "to" "a" "point" PT                             -> extension2
        | PT "is" "the" "foot" "of" "the" "perpendicular" "from" PT "to" "line"? PT PT -> foot
        | "drop"i "a" "perpendicular" "from" PT "to" "line"? PT PT "," "meeting" "it" "at" PT -> foot2
-       | ("point"i)? PT "is" ("the" "reflection" "of" | "symmetric" "to") PT ("about"|"with" "respect" "to") "point" PT -> reflect
+       | ("point"i)? PT "is" MIRROR PT ("about" | "with" "respect" "to") "point" PT -> reflect
        | "line"i PT PT "is" "drawn" "through" PT DIRWORD "to" PT PT                  -> through
        | "through"i PT "," "draw" PT PT DIRWORD "to" PT PT                           -> through2
-       | ("point"i)? PT ("is" "a" "point" "on" | "lies" "on") "the" "circle" ("with" "diameter" | "whose" "diameter" "is") PT PT -> on_circle
+       | ("point"i)? PT ("is" "a" "point" "on" | "lies" "on") "the" "circle" DIAMETER PT PT -> on_circle
        | ("point"i)? PT "is" ("an" "arbitrary" "point" | "chosen" "anywhere" "in" "the" "plane") -> free
        | PT "is" "the" "centroid" "of" "triangle" PT PT PT                         -> centroid
        | "point"i PT "is" "where" "the" "medians" "of" "triangle" PT PT PT "meet"   -> centroid
@@ -41,6 +41,9 @@ question: "what"i "is" "the" "positional" "relationship" "between" "line" PT PT 
         | "what"i "is" "the" "relationship" "between" "the" "measures" "of" ANG PT PT PT "and" ANG PT PT PT -> q_angle
         | "is"i "point" PT "inside" "or" "outside" SHAPEWORD NAME                   -> q_shape
 ART: "a" | "an"
+RIGHTAT: /with\s+(the\s+)?right\s+angle\s+at/
+MIRROR: /the\s+reflection\s+of|symmetric\s+to/
+DIAMETER: /with\s+diameter|whose\s+diameter\s+is/
 SHAPEWORD: "triangle" | "right triangle" | "isosceles triangle" | "equilateral triangle" | "parallelogram"
          | "rectangle" | "square" | "rhombus" | "trapezoid" | "pentagon" | "hexagon" | "quadrilateral"
 DIRWORD: "parallel" | "perpendicular"
@@ -117,7 +120,7 @@ class _ToStep(Transformer):
         return {"op": "foot", "pts": [str(k[3]), str(k[0]), str(k[1]), str(k[2])]}
 
     def reflect(self, k):
-        return {"op": "reflect", "pts": [str(x) for x in k]}
+        return {"op": "reflect", "pts": _pts(k)}
 
     def through(self, k):
         return {"op": str(k[3]), "pts": [str(k[1]), str(k[2]), str(k[4]), str(k[5])]}
@@ -126,7 +129,7 @@ class _ToStep(Transformer):
         return {"op": str(k[3]), "pts": [str(k[2]), str(k[0]), str(k[4]), str(k[5])]}
 
     def on_circle(self, k):
-        return {"op": "on_circle", "pts": [str(x) for x in k]}
+        return {"op": "on_circle", "pts": _pts(k)}
 
     def free(self, k):
         return {"op": "free", "pts": [str(k[0])]}
@@ -155,6 +158,10 @@ class _ToStep(Transformer):
 
     def clause(self, k):
         return k[0]
+
+
+def _pts(kids) -> list[str]:
+    return [str(x) for x in kids if getattr(x, "type", "") == "PT"]
 
 
 def _iso(single: list[str]) -> list[str]:

@@ -33,7 +33,8 @@ def derive_from_text(question: str, samples: int = 32, seed: int = 0) -> dict:
     for s in steps:
         later = set(s["pts"][1:]) if s["op"] not in grammar.SHAPE_OPS.values() else set()
         if s["op"] not in ("free",) and not s["op"].startswith("given_") and later - known:
-            return {**out, "status": "ambiguous", "reason": f"step uses undefined points {''.join(sorted(later - known))}"}
+            missing = "".join(sorted(later - known))
+            return {**out, "status": "ambiguous", "reason": f"step uses undefined points {missing}"}
         known |= set(s["pts"])
     needed = set(q["a"]) | set(q["b"]) | set(q.get("shape", []))
     if needed - known:
