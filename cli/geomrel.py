@@ -7,7 +7,18 @@ from typing import Annotated
 
 import typer
 
-from cli.common import OutOpt, SeedOpt, SkipBadOpt, open_writer, report_bad, seed_or_global
+from cli.common import (
+    LLMOpt,
+    OutOpt,
+    RecordOpt,
+    SeedOpt,
+    SkipBadOpt,
+    make_llm,
+    open_writer,
+    report_bad,
+    report_usage,
+    seed_or_global,
+)
 from toolkit.core import console
 from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, make_record, read_records
@@ -105,6 +116,37 @@ def solve(
                 letter = "ABCDE"[item["options"].index(text)] if text in item["options"] else None
             writer.write(make_record("geomrel.pred", id=item["id"], letter=letter, parse_ok=letter is not None,
                                      raw=found["derived"] or found["status"], backend="solver"))
+    report_bad(bad)
+
+
+@app.command()
+def ask(
+    items: Annotated[str, typer.Argument(help="Items JSONL (or - for stdin).")],
+    llm: LLMOpt = None, record: RecordOpt = None,
+    prompt: Annotated[str, typer.Option("--prompt", help="plain | cot | geocot (two stages).")] = "plain",
+    parser: Annotated[str, typer.Option("--parser", help="robust | anchor (last 'X.' in the reply).")] = "robust",
+    seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Ask any backend each item (plain, step-by-step or GeoCoT) and parse its choice; never reads `answer`.
+
+    Example: reason geomrel ask items.jsonl --llm openai:qwen@http://localhost:8000/v1 --prompt geocot
+    """
+    from toolkit.geomrel.prompts import PROMPTS, ask_item
+
+    if prompt not in PROMPTS:
+        raise InputError(f"--prompt {prompt}: expected one of {', '.join(PROMPTS)}")
+    if parser not in ("robust", "anchor"):
+        raise InputError(f"--parser {parser}: expected robust or anchor")
+    backend, bad = make_llm(llm, record), BadLines()
+    stand_in = backend.name.startswith(("py:", "replay:"))
+    with open_writer(out) as writer:
+        for item in _items(items, skip_bad, bad):
+            blind = {k: v for k, v in item.items() if k not in ("answer", "relation", "canonical", "witnesses")}
+            pred = ask_item(backend, blind, prompt, parser)
+            writer.write(make_record("geomrel.pred", **pred, backend="stand-in" if stand_in else backend.name))
+    if stand_in:
+        console.info("stand-in backend: pipeline demo, not a model result")
+    report_usage(backend)
     report_bad(bad)
 
 

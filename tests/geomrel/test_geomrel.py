@@ -95,3 +95,23 @@ def test_cli_pipeline_and_bad_input(reason, tmp_path):
     assert reason("geomrel", "verify", str(bad)).returncode == 2
     assert reason("geomrel", "generate", "--level", "expert").returncode == 2
     assert reason("geomrel", "generate", "--exclude-templates", "nope").returncode == 2
+
+
+def test_geocot_two_requests_and_stage2_carries_facts():
+    from toolkit.geomrel.prompts import ask_item
+
+    sent = []
+
+    class Echo:
+        name = "py:test"
+
+        def complete(self, messages, **kw):
+            sent.append(messages[-1]["content"])
+            text = "FACTS: AB ⊥ BC" if len(sent) % 2 else "In triangle ABC. Answer: B"
+            return type("C", (), {"text": text})()
+
+    item = generate(1, 3, "basic", ["line"])[0]
+    pred = ask_item(Echo(), item, "geocot", "robust")
+    assert len(sent) == 2 and "FACTS: AB ⊥ BC" in sent[1] and pred["letter"] == "B"
+    ask_item(Echo(), item, "plain", "robust")
+    assert len(sent) == 3  # plain is one request
