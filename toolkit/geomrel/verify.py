@@ -40,7 +40,9 @@ def derive_from_text(question: str, samples: int = 32, seed: int = 0) -> dict:
     if needed - known:
         return {**out, "status": "ambiguous", "reason": f"points {''.join(sorted(needed - known))} are never defined"}
     try:
-        thetas = numeric.realizations(steps, samples, np.random.default_rng(seed))
+        # containment has no optimiser behind it: rarer sides of a boundary need more samples
+        k = samples * (4 if q["domain"] == "shape" else 1)
+        thetas = numeric.realizations(steps, k, np.random.default_rng(seed))
     except numeric.Inconsistent as exc:
         return {**out, "status": "inconsistent", "reason": str(exc)}
     return {**out, "status": "derived", "derived": numeric.decide(steps, q, thetas)}
