@@ -32,6 +32,7 @@ SYSTEMS = [
     ("matcha", "matcha"),
     ("maps", "maps"),
     ("metacausal", "metacausal"),
+    ("geomrel", "geomrel"),
 ]
 
 app = typer.Typer(

@@ -15,6 +15,7 @@ EXTRAS = {
     "graph": ["torch_geometric"],
     "circuit": ["PySpice", "schemdraw", "spicelib", "networkx", "lcapy"],
     "causal": ["sklearn", "networkx"],
+    "geo": ["sympy", "shapely", "lark", "sklearn"],
 }
 
 
