@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e ".[all,dev]"
 	touch $(STAMP)
 
-test: $(STAMP)
+test: $(STAMP) sysdeps
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadfile tests
 
 bench: $(STAMP)
