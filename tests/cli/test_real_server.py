@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.real_server import TransformersServer, build_chat_model, missing_serving
+from tests.support.real_server import build_chat_model, missing_serving
+from tests.support.serve import transformers_server
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "assets" / "chase_sql" / "demo"
@@ -27,8 +28,8 @@ def server(tmp_path_factory):
         pytest.skip(reason)
     base = tmp_path_factory.mktemp("real-server")
     model = build_chat_model(base / "model")
-    with TransformersServer(model, base / "server.log") as srv:
-        yield srv
+    with transformers_server(model, start_timeout=240.0, log=base / "server.log") as url:
+        yield f"openai:{model}@{url}"
 
 
 def lines(text):
@@ -37,7 +38,7 @@ def lines(text):
 
 def test_gama_llm_seat_through_transformers_serve(reason, server):
     r = reason("gama", "play", "guess", "-P", "llm,equilibrium*2", "-n", "3", "-r", "2", "--retries", "1",
-               "--max-tokens", "16", "--llm", server.uri)
+               "--max-tokens", "16", "--llm", server)
     assert r.returncode == 0, r.stderr
     recs = lines(r.stdout)
     rounds = [x for x in recs if x["type"] == "gama.round"]
@@ -46,14 +47,15 @@ def test_gama_llm_seat_through_transformers_serve(reason, server):
     seat = [d for x in rounds for d in x["llm"]]
     assert len(seat) == 2 and all(d["attempts"] == 2 for d in seat)  # first ask + one bounded retry, no more
     assert result["llm_decisions"] == 2 and result["invalid"] == 2
-    assert "recorded invalid after retries: 2" in r.stderr
+    assert "replaced by a random action after the retries: 2" in r.stderr
+    assert result["substituted"] == [2, 0, 0] and "per seat [2, 0, 0]" in r.stderr
     assert result["seat_scores"][1:] == [100.0, 100.0]  # the equilibrium seats are unaffected
     assert "backend" not in result  # a real server's answers are not a stand-in's
 
 
 def test_chase_sql_ask_through_transformers_serve(reason, server, tmp_path):
     r = reason("chase-sql", "ask", "--db", str(DEMO / "dev_databases" / "transit" / "transit.sqlite"),
-               "How many stations are there?", "--llm", server.uri, "--per-generator", "1", "--fix-attempts", "2",
+               "How many stations are there?", "--llm", server, "--per-generator", "1", "--fix-attempts", "2",
                "--cache-dir", str(tmp_path))
     assert r.returncode == 0, r.stderr
     rec = lines(r.stdout)[0]
