@@ -6,10 +6,11 @@ import base64
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from toolkit.core.assets import asset_path
 from toolkit.core.errors import InputError
 from toolkit.core.records import read_records
 
-DEFAULT_MODEL = Path(__file__).resolve().parents[2] / "assets" / "maps" / "ppm"
+DEFAULT_MODEL = asset_path("maps/ppm")
 PPM_PROMPT = "Convert the circuit diagram to SPICE code:"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
