@@ -33,3 +33,16 @@ def family_model(family: str, seed: int = 0):
 
 
 FAMILIES = ("llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3", "phi3")
+
+
+def greedy(model, ids, press=None, n=8):
+    """Greedy decoding of n tokens with per-step logits, under `press` when one is given."""
+    import torch
+
+    kwargs = dict(max_new_tokens=n, min_new_tokens=n, do_sample=False, output_logits=True,
+                  return_dict_in_generate=True, attention_mask=torch.ones_like(ids), pad_token_id=0)
+    with torch.no_grad():
+        if press is None:
+            return model.generate(ids, **kwargs)
+        with press(model):
+            return model.generate(ids, **kwargs)

@@ -5,18 +5,9 @@ import pytest
 import torch
 
 from tests.kvcompress.conftest import tiny_model
+from tests.kvcompress.families import greedy
 from toolkit.core.errors import InputError
 from toolkit.kvcompress.press import KVPress
-
-
-def _gen(model, ids, press=None, n=8):
-    kwargs = dict(max_new_tokens=n, min_new_tokens=n, do_sample=False, output_logits=True,
-                  return_dict_in_generate=True, attention_mask=torch.ones_like(ids), pad_token_id=0)
-    with torch.no_grad():
-        if press is None:
-            return model.generate(ids, **kwargs)
-        with press(model):
-            return model.generate(ids, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -26,10 +17,10 @@ def prompt():
 
 
 def test_full_and_large_budget_equal_the_full_cache_exactly(gqa_model, prompt):
-    ref = _gen(gqa_model, prompt)
+    ref = greedy(gqa_model, prompt)
     for press in (KVPress("full"), KVPress("snapkv", budget=200), KVPress("headkv", budget=100,
                                                                            head_scores=np.ones((2, 4)))):
-        out = _gen(gqa_model, prompt, press)
+        out = greedy(gqa_model, prompt, press)
         assert torch.equal(out.sequences, ref.sequences)
         assert all(torch.equal(a, b) for a, b in zip(out.logits, ref.logits, strict=True))
         assert not press.last_cache.layers[0].flat
@@ -42,9 +33,9 @@ def test_flat_store_with_everything_kept_matches_dense(gqa_model, prompt):
         def compress_layer(self, module, layer_idx, query, key, layer, sliding_window=None):
             layer.compress([torch.randperm(key.shape[-2]) for _ in range(key.shape[1])])
 
-    ref = _gen(gqa_model, prompt)
+    ref = greedy(gqa_model, prompt)
     press = KeepAll("snapkv", budget=16)
-    out = _gen(gqa_model, prompt, press)
+    out = greedy(gqa_model, prompt, press)
     assert press.last_cache.layers[0].flat
     assert torch.equal(out.sequences, ref.sequences)
     for a, b in zip(out.logits, ref.logits, strict=True):
@@ -55,7 +46,7 @@ def test_per_head_lengths_follow_headkv_budgets(gqa_model, prompt):
     scores = np.zeros((2, 4))
     scores[1, 2], scores[0, 0] = 3.0, 1.0  # query heads 2 -> KV head 1, 0 -> KV head 0
     press = KVPress("headkv", budget=24, head_scores=scores, beta=1.5)
-    _gen(gqa_model, prompt, press, n=5)
+    greedy(gqa_model, prompt, press, n=5)
     from toolkit.kvcompress.allocation import headkv_budgets
 
     want = headkv_budgets(scores.reshape(2, 2, 2).sum(-1), 24, 8, beta=1.5)
@@ -77,7 +68,7 @@ def test_rope_positions_after_eviction_match_reference(method):
     torch.manual_seed(5)
     ids = torch.randint(1, 64, (1, 70))
     press = KVPress(method, budget=20, head_scores=np.array([[0.1, 0.9, 0.5, 0.2]]))
-    out = _gen(model, ids, press, n=6)
+    out = greedy(model, ids, press, n=6)
     layer = press.last_cache.layers[0]
     assert layer.flat
     seq = out.sequences
@@ -107,7 +98,7 @@ def test_rope_positions_after_eviction_match_reference(method):
 def test_sdpa_base_gives_same_tokens_as_eager(prompt):
     eager, sdpa = tiny_model(attn="eager"), tiny_model(attn="sdpa")
     p1, p2 = KVPress("snapkv", budget=24), KVPress("snapkv", budget=24)
-    a, b = _gen(eager, prompt, p1), _gen(sdpa, prompt, p2)
+    a, b = greedy(eager, prompt, p1), greedy(sdpa, prompt, p2)
     assert torch.equal(a.sequences, b.sequences)
     assert p1.last_cache.head_lengths() == p2.last_cache.head_lengths()
 
@@ -145,8 +136,8 @@ def test_pinned_positions_are_kept_by_every_head_within_its_budget(gqa_model, pr
     pins = (3, 17, 40, 41, 42)
     plain = KVPress(method, budget=16, head_scores=np.ones((2, 4)))
     pinned = KVPress(method, budget=16, head_scores=np.ones((2, 4)), pinned=pins)
-    _gen(gqa_model, prompt, plain, n=2)
-    _gen(gqa_model, prompt, pinned, n=2)
+    greedy(gqa_model, prompt, plain, n=2)
+    greedy(gqa_model, prompt, pinned, n=2)
     assert pinned.last_cache.head_lengths() == plain.last_cache.head_lengths()  # same budgets
     missed = 0
     for layer, ref in zip(pinned.last_cache.layers, plain.last_cache.layers, strict=True):

@@ -4,20 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from tests.kvcompress.families import FAMILIES, family_model
+from tests.kvcompress.families import FAMILIES, family_model, greedy
 from toolkit.kvcompress.press import KVPress
 
 SLIDING = {"mistral", "gemma2", "gemma3"}
-
-
-def _gen(model, ids, press=None):
-    kwargs = dict(max_new_tokens=5, min_new_tokens=5, do_sample=False, output_logits=True,
-                  return_dict_in_generate=True, attention_mask=torch.ones_like(ids), pad_token_id=0)
-    with torch.no_grad():
-        if press is None:
-            return model.generate(ids, **kwargs)
-        with press(model):
-            return model.generate(ids, **kwargs)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -25,10 +15,10 @@ def test_family_matches_the_full_cache_with_a_large_budget_and_reads_less_with_a
     model = family_model(family)
     torch.manual_seed(1)
     ids = torch.randint(3, 64, (1, 60))
-    ref = _gen(model, ids)
+    ref = greedy(model, ids, n=5)
     scores = np.ones((2, 4))
     for method in ("full", "snapkv", "headkv", "quest", "headkv+quest"):
-        out = _gen(model, ids, KVPress(method, budget=500, head_scores=scores))
+        out = greedy(model, ids, KVPress(method, budget=500, head_scores=scores), n=5)
         assert torch.equal(out.sequences, ref.sequences), method  # token for token
         for a, b in zip(out.logits, ref.logits, strict=True):
             if family in SLIDING:  # the reference cache crops the window, ours masks it: same math, other sums
@@ -37,7 +27,7 @@ def test_family_matches_the_full_cache_with_a_large_budget_and_reads_less_with_a
                 assert torch.equal(a, b), method
     for method in ("headkv", "headkv+quest"):
         press = KVPress(method, budget=20, head_scores=scores, page_size=4)
-        out = _gen(model, ids, press)
+        out = greedy(model, ids, press, n=5)
         assert out.sequences.shape == ref.sequences.shape
         assert all(torch.isfinite(x).all() for x in out.logits)
         reads = press.last_cache.reads
