@@ -32,11 +32,15 @@ def test_ray_path_matches():
 
 
 def fail_first_else_sleep(job):
+    """Job 0 fails; every other job leaves a marker file when it starts, then takes 2 s."""
+    import os
     import time
+    from pathlib import Path
 
     if job == 0:
         raise RuntimeError("job 0 failed")
-    time.sleep(5.0)
+    (Path(os.environ["MARKERS"]) / f"{job}.started").touch()
+    time.sleep(2.0)
     return job
 
 
@@ -44,7 +48,6 @@ def test_pool_stops_queued_jobs_after_a_failure(tmp_path):
     """The error shows and the process exits without first running every queued job."""
     import subprocess
     import sys
-    import time
 
     from tests.conftest import ROOT
 
@@ -57,12 +60,14 @@ def test_pool_stops_queued_jobs_after_a_failure(tmp_path):
         "        map_jobs(fail_first_else_sleep, list(range(40)), workers=2)\n"
         "    except RuntimeError as exc:\n"
         "        print(exc)\n")
-    start = time.perf_counter()
+    markers = tmp_path / "markers"
+    markers.mkdir()
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=300)
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "MARKERS": str(markers)},
+                         timeout=300)
     assert out.stdout.strip() == "job 0 failed", out.stderr
-    # Without stopping the pool, the 39 queued 5-second jobs would all run first (about 100 s on 2 workers).
-    assert time.perf_counter() - start < 12
+    # Without stopping the pool, all 39 queued jobs would start; only those already running may.
+    assert len(list(markers.iterdir())) <= 3
 
 
 def test_unreachable_ray_address_fails_at_once():
@@ -74,4 +79,5 @@ def test_unreachable_ray_address_fails_at_once():
     start = time.perf_counter()
     with pytest.raises(RuntimeFailure, match=r"--ray 127.0.0.1:9: no Ray cluster answers there"):
         map_jobs(square_with_seed, [1, 2], ray_address="127.0.0.1:9")
-    assert time.perf_counter() - start < 10
+    # Ray's own connection retries take minutes; the check must answer well before that.
+    assert time.perf_counter() - start < 30
