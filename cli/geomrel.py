@@ -155,6 +155,10 @@ def ask(
 def eval(  # noqa: A001 - the command is called eval
     preds: Annotated[str, typer.Argument(help="geomrel.pred JSONL (or -).")],
     gold: Annotated[Path, typer.Option("--gold", help="The items the predictions answer.")],
+    verdicts: Annotated[Path | None, typer.Option("--verdicts", help="geomrel.verdict records of the items "
+                                                                     "(from `verify`).")] = None,
+    only: Annotated[str | None, typer.Option("--only", help="With --verdicts: score only items with these "
+                                                            "statuses (comma list, e.g. agree).")] = None,
     out: OutOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Accuracy overall and by level, domain and relation code; unparsed replies count as wrong.
@@ -166,6 +170,17 @@ def eval(  # noqa: A001 - the command is called eval
     bad = BadLines()
     golds = {it["id"]: it for it in _items(str(gold), skip_bad, bad)}
     predictions = list(read_records(preds, types=["geomrel.pred"], required=("id",), skip_bad=skip_bad, bad=bad))
+    if only is not None and verdicts is None:
+        raise InputError("--only needs --verdicts")
+    if verdicts is not None:
+        from toolkit.geomrel.verify import STATUSES
+
+        keep = {s.strip() for s in (only or "agree").split(",") if s.strip()}
+        for s in keep - set(STATUSES):
+            raise InputError(f"--only {s!r}: unknown status (expected {', '.join(STATUSES)})")
+        status = {v["id"]: v["status"] for v in read_records(verdicts, types=["geomrel.verdict"], required=("id",
+                                                                                                         "status"))}
+        predictions = [p for p in predictions if status.get(p["id"]) in keep]
     result = score(predictions, golds)
     with open_writer(out) as writer:
         writer.write(make_record("geomrel.eval", **result))

@@ -119,3 +119,24 @@ def test_twenty_steps_lower_the_loss_and_classify_reads_the_model(tmp_path, reas
     (tmp_path / "m" / "vocab.json").unlink()
     bad = reason("geomrel", "classify", str(items_file), "--model", str(tmp_path / "m"))
     assert bad.returncode == 2 and "missing vocab.json" in bad.stderr
+
+
+def test_replay_is_byte_identical_and_eval_keeps_agreeing_items(tmp_path, reason):
+    rows = FIXTURE.read_text().splitlines()
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join([*rows[:3], *rows[100:102]]) + "\n")  # 3 correct, 2 planted wrong labels
+    rec = tmp_path / "rec.jsonl"
+    first = reason("geomrel", "ask", str(items), "--llm", "py:toolkit.geomrel.standin:respond", "--prompt", "geocot",
+                   "--record", str(rec))
+    again = reason("geomrel", "ask", str(items), "--llm", f"replay:{rec}", "--prompt", "geocot")
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    assert first.stdout == again.stdout and "pipeline demo, not a model result" in again.stderr
+    verdicts = tmp_path / "v.jsonl"
+    assert reason("geomrel", "verify", str(items), "-o", str(verdicts)).returncode == 0
+    solved = reason("geomrel", "solve", str(items))
+    ev = reason("geomrel", "eval", "-", "--gold", str(items), "--verdicts", str(verdicts), "--only", "agree",
+                input=solved.stdout)
+    assert ev.returncode == 0, ev.stderr
+    assert _records(ev.stdout)[0]["n"] == 3 and _records(ev.stdout)[0]["accuracy"] == 1.0
+    bad = reason("geomrel", "eval", "-", "--gold", str(items), "--only", "agree", input=solved.stdout)
+    assert bad.returncode == 2 and "--only needs --verdicts" in bad.stderr
