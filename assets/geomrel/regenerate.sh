@@ -54,3 +54,8 @@ if [[ $part == agreement || $part == all ]]; then
     $R geomrel verify "$W/agree-$level.jsonl" -o "$W/verdict-$level.jsonl"
   done
 fi
+
+if [[ $part == agreement || $part == all ]]; then
+  python -m toolkit.geomrel.audit "$W/agree-basic.jsonl" "$W/verdict-basic.jsonl" \
+    "$W/agree-advanced.jsonl" "$W/verdict-advanced.jsonl" > "$W/agreement.json"
+fi
