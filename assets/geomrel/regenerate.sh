@@ -27,22 +27,21 @@ if [[ $part == examples || $part == all ]]; then
 fi
 
 if [[ $part == classifier || $part == all ]]; then
-  $R geomrel generate --level basic --n 800 --seed 5000 --exclude-templates $HOLD -o "$W/train-d1.jsonl"
-  $R geomrel generate --level advanced --depth 2 --n 800 --seed 5000 --exclude-templates $HOLD -o "$W/train-d2.jsonl"
-  $R geomrel generate --level basic --n 100 --seed 6000 --exclude-templates $HOLD -o "$W/test-d1.jsonl"
-  $R geomrel generate --level advanced --depth 2 --n 100 --seed 6000 --exclude-templates $HOLD -o "$W/test-d2.jsonl"
-  $R geomrel generate --level advanced --depth 3 --n 100 --seed 6000 --exclude-templates $HOLD -o "$W/test-d3.jsonl"
-  $R geomrel generate --level basic --n 60 --seed 6000 --exclude-templates $OTHER -o "$W/heldout-d1.jsonl"
-  $R geomrel generate --level advanced --depth 2 --n 60 --seed 6000 --exclude-templates $OTHER -o "$W/heldout-d2.jsonl"
+  $R geomrel generate --level basic --n 500 --seed 5000 --exclude-templates $HOLD -o "$W/train-d1.jsonl"
+  $R geomrel generate --level advanced --depth 2 --n 500 --seed 5000 --exclude-templates $HOLD -o "$W/train-d2.jsonl"
+  $R geomrel generate --level basic --n 60 --seed 6000 --exclude-templates $HOLD -o "$W/test-d1.jsonl"
+  $R geomrel generate --level advanced --depth 2 --n 60 --seed 6000 --exclude-templates $HOLD -o "$W/test-d2.jsonl"
+  $R geomrel generate --level advanced --depth 3 --n 60 --seed 6000 --exclude-templates $HOLD -o "$W/test-d3.jsonl"
+  $R geomrel generate --level basic --n 40 --seed 6000 --exclude-templates $OTHER -o "$W/heldout-d1.jsonl"
+  $R geomrel generate --level advanced --depth 2 --n 40 --seed 6000 --exclude-templates $OTHER -o "$W/heldout-d2.jsonl"
   cat "$W/test-d1.jsonl" "$W/test-d2.jsonl" > "$W/test-d12.jsonl"
   cat "$W/heldout-d1.jsonl" "$W/heldout-d2.jsonl" > "$W/heldout.jsonl"
-  $R geomrel train --data "$W/train-d1.jsonl" --data "$W/train-d2.jsonl" --out $A/classifier --minutes 10 --seed 0
+  $R geomrel train --data "$W/train-d1.jsonl" --data "$W/train-d2.jsonl" --out $A/classifier --minutes 7 --seed 0
   for split in test-d12 test-d3 heldout; do
     $R geomrel classify "$W/$split.jsonl" --model $A/classifier \
       | $R geomrel eval - --gold "$W/$split.jsonl" -o "$W/eval-classifier-$split.json"
     $R geomrel classify "$W/$split.jsonl" --model minilm --data "$W/train-d1.jsonl" --data "$W/train-d2.jsonl" \
       | $R geomrel eval - --gold "$W/$split.jsonl" -o "$W/eval-minilm-$split.json"
-    $R geomrel solve "$W/$split.jsonl" | $R geomrel eval - --gold "$W/$split.jsonl" -o "$W/eval-solver-$split.json"
   done
   $R geomrel classify $A/examples/items.jsonl --model $A/classifier \
     | $R geomrel eval - --gold $A/examples/items.jsonl -o "$W/eval-classifier-examples.json"
