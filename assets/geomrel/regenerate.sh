@@ -27,8 +27,11 @@ if [[ $part == examples || $part == all ]]; then
 fi
 
 if [[ $part == classifier || $part == all ]]; then
-  $R geomrel generate --level basic --n 500 --seed 5000 --exclude-templates $HOLD -o "$W/train-d1.jsonl"
-  $R geomrel generate --level advanced --depth 2 --n 500 --seed 5000 --exclude-templates $HOLD -o "$W/train-d2.jsonl"
+  # depth-1 training items: the agreement run's basic items (seed 4242) without the held-out templates
+  [[ -f "$W/agree-basic.jsonl" ]] || $R geomrel generate --level basic --n 1000 --seed 4242 -o "$W/agree-basic.jsonl"
+  python -c "import json,sys; [sys.stdout.write(l) for l in open(sys.argv[1]) if not {'rhombus','trapezoid'} & set(json.loads(l)['templates'])]" \
+    "$W/agree-basic.jsonl" > "$W/train-d1.jsonl"
+  $R geomrel generate --level advanced --depth 2 --n 400 --seed 5000 --exclude-templates $HOLD -o "$W/train-d2.jsonl"
   $R geomrel generate --level basic --n 60 --seed 6000 --exclude-templates $HOLD -o "$W/test-d1.jsonl"
   $R geomrel generate --level advanced --depth 2 --n 60 --seed 6000 --exclude-templates $HOLD -o "$W/test-d2.jsonl"
   $R geomrel generate --level advanced --depth 3 --n 60 --seed 6000 --exclude-templates $HOLD -o "$W/test-d3.jsonl"
@@ -36,7 +39,7 @@ if [[ $part == classifier || $part == all ]]; then
   $R geomrel generate --level advanced --depth 2 --n 40 --seed 6000 --exclude-templates $OTHER -o "$W/heldout-d2.jsonl"
   cat "$W/test-d1.jsonl" "$W/test-d2.jsonl" > "$W/test-d12.jsonl"
   cat "$W/heldout-d1.jsonl" "$W/heldout-d2.jsonl" > "$W/heldout.jsonl"
-  $R geomrel train --data "$W/train-d1.jsonl" --data "$W/train-d2.jsonl" --out $A/classifier --minutes 7 --seed 0
+  $R geomrel train --data "$W/train-d1.jsonl" --data "$W/train-d2.jsonl" --out $A/classifier --minutes 6 --seed 0
   for split in test-d12 test-d3 heldout; do
     $R geomrel classify "$W/$split.jsonl" --model $A/classifier \
       | $R geomrel eval - --gold "$W/$split.jsonl" -o "$W/eval-classifier-$split.json"
