@@ -11,8 +11,10 @@ from cli.common import (
     LLMOpt,
     OutOpt,
     RecordOpt,
+    ResumeOpt,
     SeedOpt,
     SkipBadOpt,
+    WorkersOpt,
     make_llm,
     open_writer,
     report_bad,
@@ -125,25 +127,24 @@ def ask(
     llm: LLMOpt = None, record: RecordOpt = None,
     prompt: Annotated[str, typer.Option("--prompt", help="plain | cot | geocot (two stages).")] = "plain",
     parser: Annotated[str, typer.Option("--parser", help="robust | anchor (last 'X.' in the reply).")] = "robust",
+    shots: Annotated[int, typer.Option("--shots", min=0, help="Worked examples before each question.")] = 0,
+    shots_from: Annotated[Path | None, typer.Option("--shots-from", help="Items to draw the examples from "
+                                                                         "(default: basic items generated with "
+                                                                         "seed + 1).")] = None,
+    workers: WorkersOpt = 1, resume: ResumeOpt = False,
     seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Ask any backend each item (plain, step-by-step or GeoCoT) and parse its choice; never reads `answer`.
+    Backend failures are recorded per item (`error`); --resume asks those and the missing ones again.
 
-    Example: reason geomrel ask items.jsonl --llm openai:qwen@http://localhost:8000/v1 --prompt geocot
+    Example: reason geomrel ask items.jsonl --llm openai:qwen@http://localhost:8000/v1 --prompt geocot --shots 2
     """
-    from toolkit.geomrel.prompts import PROMPTS, ask_item
+    from toolkit.geomrel.asking import ask_all
 
-    if prompt not in PROMPTS:
-        raise InputError(f"--prompt {prompt}: expected one of {', '.join(PROMPTS)}")
-    if parser not in ("robust", "anchor"):
-        raise InputError(f"--parser {parser}: expected robust or anchor")
     backend, bad = make_llm(llm, record), BadLines()
-    stand_in = backend.name.startswith(("py:", "replay:"))
-    with open_writer(out) as writer:
-        for item in _items(items, skip_bad, bad):
-            blind = {k: v for k, v in item.items() if k not in ("answer", "relation", "canonical", "witnesses")}
-            pred = ask_item(backend, blind, prompt, parser)
-            writer.write(make_record("geomrel.pred", **pred, backend="stand-in" if stand_in else backend.name))
+    todo = list(_items(items, skip_bad, bad))
+    stand_in = ask_all(backend, todo, prompt=prompt, parser=parser, shots=shots, shots_from=shots_from,
+                       workers=workers, resume=resume, seed=seed_or_global(seed), out=out)
     if stand_in:
         console.info("stand-in backend: pipeline demo, not a model result")
     report_usage(backend)
@@ -154,6 +155,10 @@ def ask(
 def eval(  # noqa: A001 - the command is called eval
     preds: Annotated[str, typer.Argument(help="geomrel.pred JSONL (or -).")],
     gold: Annotated[Path, typer.Option("--gold", help="The items the predictions answer.")],
+    verdicts: Annotated[Path | None, typer.Option("--verdicts", help="geomrel.verdict records of the items "
+                                                                     "(from `verify`).")] = None,
+    only: Annotated[str | None, typer.Option("--only", help="With --verdicts: score only items with these "
+                                                            "statuses (comma list, e.g. agree).")] = None,
     out: OutOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Accuracy overall and by level, domain and relation code; unparsed replies count as wrong.
@@ -165,8 +170,111 @@ def eval(  # noqa: A001 - the command is called eval
     bad = BadLines()
     golds = {it["id"]: it for it in _items(str(gold), skip_bad, bad)}
     predictions = list(read_records(preds, types=["geomrel.pred"], required=("id",), skip_bad=skip_bad, bad=bad))
+    if only is not None and verdicts is None:
+        raise InputError("--only needs --verdicts")
+    if verdicts is not None:
+        from toolkit.geomrel.verify import STATUSES
+
+        keep = {s.strip() for s in (only or "agree").split(",") if s.strip()}
+        for s in keep - set(STATUSES):
+            raise InputError(f"--only {s!r}: unknown status (expected {', '.join(STATUSES)})")
+        status = {v["id"]: v["status"] for v in read_records(verdicts, types=["geomrel.verdict"], required=("id",
+                                                                                                         "status"))}
+        predictions = [p for p in predictions if status.get(p["id"]) in keep]
     result = score(predictions, golds)
     with open_writer(out) as writer:
         writer.write(make_record("geomrel.eval", **result))
     console.info(f"accuracy {result['accuracy']:.3f} on {result['n']} items")
     report_bad(bad)
+
+
+@app.command()
+def load(
+    paths: Annotated[list[str], typer.Argument(help="Anchor files or folders (question files or ftdata/*.jsonl).")],
+    out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Read a local copy of the anchor's files into geomrel.item records (level from the folder, domain from the
+    relation code).
+
+    Example: reason geomrel load data/basic/*.jsonl | reason geomrel verify - | jq 'select(.status=="disagree")'
+    """
+    from toolkit.geomrel.load import load_paths
+
+    bad = BadLines()
+    items = load_paths(paths, skip_bad, bad)
+    with open_writer(out) as writer:
+        for item in items:
+            writer.write(make_record("geomrel.item", **item))
+    console.info(f"loaded {len(items)} items")
+    report_bad(bad)
+
+
+@app.command()
+def train(
+    data: Annotated[list[str], typer.Option("--data", help="Training items (repeatable).")],
+    model_out: Annotated[Path, typer.Option("--out", help="Model directory to write.")],
+    minutes: Annotated[float, typer.Option("--minutes", min=0.0, help="Wall-clock training budget.")] = 20.0,
+    steps: Annotated[int | None, typer.Option("--steps", min=1, help="Stop after this many steps.")] = None,
+    seed: SeedOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Train the relation classifier (4-layer BERT, width 128, from a config) on generated items.
+
+    Example: reason geomrel train --data train.jsonl --out model --minutes 15
+    """
+    _require_ml()
+    from toolkit.geomrel.classifier import train as run_train
+
+    bad = BadLines()
+    items = [it for path in data for it in _items(path, skip_bad, bad)]
+    if not items:
+        raise InputError("--data: no items")
+    summary = run_train(items, model_out, minutes=minutes, max_steps=steps, seed=seed_or_global(seed))
+    console.info(f"{summary['steps']} steps on {summary['items']} items in {summary['seconds']} s; loss "
+                 f"{summary['loss_first']} -> {summary['loss_last']}")
+    report_bad(bad)
+
+
+@app.command()
+def classify(
+    items: Annotated[str, typer.Argument(help="Items JSONL (or - for stdin).")],
+    model: Annotated[str, typer.Option("--model", help="A trained classifier directory, or 'minilm' for the "
+                                                       "baseline (MiniLM embeddings + logistic regression fitted "
+                                                       "on --data).")],
+    data: Annotated[list[str] | None, typer.Option("--data", help="Training items for --model minilm.")] = None,
+    seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Predict each item's relation with the trained classifier (never reads `answer`).
+
+    Example: reason geomrel classify items.jsonl --model assets/geomrel/classifier -o preds.jsonl
+    """
+    _require_ml()
+    seed_or_global(seed)
+    bad = BadLines()
+    todo = list(_items(items, skip_bad, bad))
+    if model == "minilm":
+        from toolkit.geomrel.baseline import minilm_predict
+
+        if not data:
+            raise InputError("--model minilm needs --data (the training items)")
+        train_items = [it for path in data for it in _items(path, skip_bad, bad)]
+        letters, name = minilm_predict(train_items, todo), "minilm-logreg"
+    else:
+        from toolkit.core.assets import asset_path
+        from toolkit.geomrel.classifier import load as load_model
+        from toolkit.geomrel.classifier import predict
+
+        path = Path(model)
+        if not path.exists() and model.startswith("assets/"):
+            path = asset_path(model.removeprefix("assets/"))
+        letters, name = predict(*load_model(path), todo), "classifier"
+    with open_writer(out) as writer:
+        for item, letter in zip(todo, letters, strict=True):
+            writer.write(make_record("geomrel.pred", id=item["id"], letter=letter, parse_ok=letter is not None,
+                                     raw=None, backend=name))
+    report_bad(bad)
+
+
+def _require_ml() -> None:
+    from toolkit.core.extras import require
+
+    require("ml", "torch", "transformers")

@@ -20,6 +20,8 @@ RestartsOpt = Annotated[str, typer.Option("--restarts", help="EM restarts per K'
                                                              "K'=1..4) or a number.")]
 EngineOpt = Annotated[str, typer.Option("--engine", help="fast (compiled exact L1 fits) or reference (LP solver).")]
 KmaxOpt = Annotated[int, typer.Option("--kmax", help="Largest number of mechanisms tried (1..8).")]
+InitOpt = Annotated[str, typer.Option("--init", help="EM starts: pairs (K random point pairs, the benchmark's) or "
+                                                     "ransac (K lines chosen one after another by support).")]
 
 
 def _int_list(text: str, name: str) -> list[int]:
@@ -45,6 +47,7 @@ def protocol(
     kmax: KmaxOpt = 4,
     restarts: RestartsOpt = "official",
     engine: EngineOpt = "fast",
+    init: InitOpt = "pairs",
     imbalance: Annotated[float, typer.Option("--imbalance", help="Class imbalance of the generator.")] = 0.2,
     first_seed: Annotated[int, typer.Option("--first-seed", help="Seed of problem 0 (benchmark: 100; tune on "
                                                                  "other seeds, e.g. 10000).")] = 100,
@@ -70,9 +73,9 @@ def protocol(
 
         raise InputError(f"--k {k}: every true K must be within 1..8")
     methods = parse_selections(select)
-    restarts = check_fit_options(kmax, restarts, engine)
+    restarts = check_fit_options(kmax, restarts, engine, init)
     settings = ProtocolSettings(kmax=kmax, restarts=str(restarts), engine=engine, imbalance=imbalance,
-                                first_seed=first_seed)
+                                first_seed=first_seed, init=init)
     summaries = run_protocol(ks, problems, settings, methods, out, resume, workers, ray)
     show_confusions(summaries)
 
@@ -128,10 +131,14 @@ def infer(
     data: Annotated[str, typer.Option("--data", help="JSONL, CSV or .npz with the two columns ('-' = stdin JSONL).")],
     x: Annotated[str, typer.Option("--x", help="Column of the first variable.")] = "x",
     y: Annotated[str, typer.Option("--y", help="Column of the second variable.")] = "y",
+    pairs: Annotated[str | None, typer.Option("--pairs", help="Several variable pairs X:Y,U:V (instead of --x/--y): "
+                                                              "one fit per pair; `graph` joins them into states "
+                                                              "over time.")] = None,
     kmax: KmaxOpt = 4,
     select: SelectOpt = "ad",
     restarts: RestartsOpt = "official",
     engine: EngineOpt = "fast",
+    init: InitOpt = "pairs",
     skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Drop rows with NaN/inf or bad values, count and "
                                                               "report them.")] = False,
     seed: SeedOpt = None,
@@ -150,7 +157,7 @@ def infer(
     from cli.common import report_bad
     from toolkit.core.records import BadLines
     from toolkit.metacausal.inference import infer as run_infer
-    from toolkit.metacausal.io import check_fittable, read_columns
+    from toolkit.metacausal.io import check_fittable, parse_pairs, read_columns
     from toolkit.metacausal.options import check_fit_options, parse_selections
     from toolkit.metacausal.records import fit_records
 
@@ -159,20 +166,28 @@ def infer(
         from toolkit.core.errors import InputError
 
         raise InputError(f"--select {select!r}: infer takes one rule")
-    plan = check_fit_options(kmax, restarts, engine)
+    plan = check_fit_options(kmax, restarts, engine, init)
+    columns = parse_pairs(pairs) if pairs else [(x, y)]
     bad = BadLines()
-    cols = read_columns(data, x, y, skip_bad=skip_bad, bad=bad)
+    tables = [read_columns(data, a, b, skip_bad=skip_bad, bad=bad) for a, b in columns]
     report_bad(bad)
-    check_fittable(cols, kmax, x, y)
+    for cols, (a, b) in zip(tables, columns, strict=True):
+        check_fittable(cols, kmax, a, b)
     s = seed_or_global(seed)
-    inf = run_infer(cols.x, cols.y, kmax, plan, np.random.default_rng(s), methods=tuple(methods), engine=engine,
-                    workers=workers, ray_address=ray)
-    meta = {"data": cols.source, "x_col": x, "y_col": y, "n": int(cols.x.size), "kmax": kmax,
-            "restarts": str(plan), "engine": engine, "seed": s, "skipped": bad.count}
-    _write(fit_records(inf, methods[0], meta, cols.t, cols.environment), out)
+    rng = np.random.default_rng(s)
+    records, summary = [], []
+    for cols, (a, b) in zip(tables, columns, strict=True):
+        inf = run_infer(cols.x, cols.y, kmax, plan, rng, methods=tuple(methods), engine=engine, workers=workers,
+                        ray_address=ray, init=init)
+        meta = {"data": cols.source, "x_col": a, "y_col": b, "n": int(cols.x.size), "kmax": kmax,
+                "restarts": str(plan), "engine": engine, "init": init, "seed": s, "skipped": bad.count}
+        records += fit_records(inf, methods[0], meta, cols.t, cols.environment,
+                               pair=f"{a}:{b}" if pairs else None)
+        summary.append(f"{a}:{b} K-hat = {inf.choice[methods[0]][1]}")
+    _write(records, out)
     from toolkit.core import console
 
-    console.info(f"K-hat = {inf.choice[methods[0]][1]} under --select {methods[0]} ({cols.x.size} samples)")
+    console.info(f"{'; '.join(summary)} under --select {methods[0]} ({tables[0].x.size} samples)")
 
 
 @app.command()
@@ -196,17 +211,22 @@ def graph(
     """
     from toolkit.core.extras import require
     from toolkit.core.records import make_record
-    from toolkit.metacausal.graph import build, draw, node_link, parse_types
-    from toolkit.metacausal.graph_input import read_fit
+    from toolkit.metacausal.graph import build, build_joint, draw, node_link, parse_types
+    from toolkit.metacausal.graph_input import read_fits
 
     require("causal", "networkx")
     seed_or_global(seed)
     fields = parse_types(types)
-    fit_record, assignments = read_fit(fit, min_slope)
-    g = build(fit_record["mechanisms"], assignments, fields, smooth)
-    record = make_record("metacausal.graph", 1, types=list(fields), min_slope=min_slope, smooth=smooth,
-                         k_hat=fit_record["k_hat"],
-                         select=fit_record.get("select"), states=g.states,
+    fits = read_fits(fit, min_slope)
+    if len(fits) == 1:
+        fit_record, assignments = fits[0]
+        g = build(fit_record["mechanisms"], assignments, fields, smooth)
+        joint = {"k_hat": fit_record["k_hat"]}
+    else:  # infer --pairs: joint states over time
+        g = build_joint([(f["pair"], f["mechanisms"], a) for f, a in fits], fields, smooth)
+        joint = {"k_hat": {f["pair"]: f["k_hat"] for f, _ in fits}, "pairs": [f["pair"] for f, _ in fits]}
+    record = make_record("metacausal.graph", 1, types=list(fields), min_slope=min_slope, smooth=smooth, **joint,
+                         select=fits[0][0].get("select"), states=g.states,
                          transitions=g.counts.tolist(), probabilities=[[round(float(v), 8) for v in row]
                                                                        for row in g.probabilities],
                          graph=node_link(g))

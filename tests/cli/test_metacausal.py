@@ -179,3 +179,45 @@ def test_graph_errors(tmp_path, capsys, monkeypatch):
     assert code == 2 and "K-hat = 0" in err
     code, _, err = run_inproc(capsys, monkeypatch, "metacausal", "protocol", "--k", "0")
     assert code == 2 and "--k 0" in err
+
+
+def test_pairs_joined_into_states_over_time(tmp_path, capsys, monkeypatch):
+    """Two variable pairs switching at different times: (a, b) flips its slope's sign at t = 300, (c, d) its
+    direction at t = 600; the joint states are the three combinations seen, visited in order."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for t in range(900):
+        a, c = rng.uniform(-5, 5, 2)
+        b = (2.0 if t < 300 else -2.0) * a + 1.0 + rng.laplace(0, 0.1)
+        d = 1.5 * c - 1.0 + rng.laplace(0, 0.1)
+        if t >= 600:  # now d causes c
+            d, c = c, -0.5 * c + 2.0 + rng.laplace(0, 0.1)
+        rows.append(json.dumps({"a": a, "b": b, "c": c, "d": d, "t": t, "environment": t / 900}))
+    data = tmp_path / "d.jsonl"
+    data.write_text("\n".join(rows) + "\n")
+    fit = tmp_path / "fit.jsonl"
+    code, _, err = run_inproc(capsys, monkeypatch, "metacausal", "infer", "--data", str(data), "--pairs", "a:b,c:d",
+                              "--kmax", "2", "--select", "bic", "--restarts", "4", "--init", "ransac", "--seed", "1",
+                              "-o", str(fit))
+    assert code == 0, err
+    recs = records(fit.read_text())
+    fits = [r for r in recs if r["type"] == "metacausal.fit"]
+    assert [(f["pair"], f["k_hat"], f["init"]) for f in fits] == [("a:b", 2, "ransac"), ("c:d", 2, "ransac")]
+    assert sum(r["type"] == "metacausal.assign" and r["pair"] == "c:d" for r in recs) == 900
+    code, out, err = run_inproc(capsys, monkeypatch, "metacausal", "graph", "--fit", str(fit), "--smooth", "9",
+                                "--graphml", str(tmp_path / "g.graphml"))
+    assert code == 0, err
+    g = records(out)[0]
+    assert g["pairs"] == ["a:b", "c:d"] and g["k_hat"] == {"a:b": 2, "c:d": 2}
+    signs = [(s["type"]["a:b sign"], s["type"]["c:d direction"]) for s in g["states"]]
+    assert signs == [("+", "x->y"), ("-", "x->y"), ("-", "y->x")]
+    assert [s["samples"] for s in g["states"]] == [300, 300, 300]
+    switches = [[n if i != j else 0 for j, n in enumerate(row)] for i, row in enumerate(g["transitions"])]
+    assert switches == [[0, 1, 0], [0, 0, 1], [0, 0, 0]]
+    assert (tmp_path / "g.graphml").read_text().startswith("<?xml")
+    code, _, err = run_inproc(capsys, monkeypatch, "metacausal", "infer", "--data", str(data), "--pairs", "a:b,a")
+    assert code == 2 and "--pairs" in err
+    code, _, err = run_inproc(capsys, monkeypatch, "metacausal", "infer", "--data", str(data), "--init", "lines")
+    assert code == 2 and "--init 'lines'" in err

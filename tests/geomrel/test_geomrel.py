@@ -115,3 +115,17 @@ def test_geocot_two_requests_and_stage2_carries_facts():
     assert len(sent) == 2 and "FACTS: AB ⊥ BC" in sent[1] and pred["letter"] == "B"
     ask_item(Echo(), item, "plain", "robust")
     assert len(sent) == 3  # plain is one request
+
+
+def test_every_phrasing_parses_to_its_step():
+    from toolkit.geomrel import grammar
+
+    names = iter("ABCDEFGHJKLMNPQRSTUVWXYZ")
+    for op, (roles, phrasings) in {**dsl.SHAPES, **dsl.DERIVED}.items():
+        pts = [next(names) for _ in roles]
+        names = iter("ABCDEFGHJKLMNPQRSTUVWXYZ")
+        for variant in range(len(phrasings)):
+            text = dsl.render_step({"op": op, "pts": pts}, variant)
+            steps, unparsed = grammar.read(text)
+            assert not unparsed and len(steps) == 1, (op, text)
+            assert sorted(steps[0]["pts"]) == sorted(pts), (op, text, steps)

@@ -276,3 +276,17 @@ def witness_json(r: Realization, values: dict, relation: str) -> dict:
     return {"relation": relation,
             "params": {str(s): str(v) for s, v in values.items()},
             "points": {n: [str(evaluate(c, full)) for c in xy] for n, xy in sorted(r.points.items())}}
+
+
+def coincident_pair(r: Realization, rng: random.Random) -> tuple[str, str] | None:
+    """Two differently named points that coincide for every parameter value (e.g. the foot of the perpendicular
+    from a square's vertex to the adjacent side is the corner itself), or None. A random exact assignment rules
+    most pairs out at once; only pairs equal there are checked symbolically."""
+    values = {**random_assignment(r, rng), K3: K3_VALUE}
+    names = sorted(r.points)
+    at = {n: tuple(evaluate(c, values) for c in r.points[n]) for n in names}
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if at[a] == at[b] and all(is_zero(p - q) for p, q in zip(r.points[a], r.points[b], strict=True)):
+                return a, b
+    return None

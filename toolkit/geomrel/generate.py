@@ -116,6 +116,8 @@ def generate_item(rng: random.Random, level: str, domain: str, depth: int | None
             if not _valid_question(q):
                 continue
             real = X.realize([s for s in steps])
+            if X.coincident_pair(real, rng) is not None:
+                continue  # two names for one point: the text would describe a degenerate figure
             if max(sp.count_ops(c) for xy in real.points.values() for c in xy) > MAX_OPS:
                 continue  # nested rational constructions get too large for exact factoring in reasonable time
             relation, witnesses = derive(real, q, rng)

@@ -59,7 +59,10 @@ def _relation_at(domain, P, question, values):
         es, co, sign = (subs(e) for e in angle_preds(P, a, b))
         if es == 0:
             return "equal" if sign > 0 else "supplementary" if sign < 0 else "equal"
-        return "complementary" if co == 0 and sign >= 0 else "none"
+        # |cos1 cos2| = sin1 sin2 is a sum of 90 degrees only when both angles are acute (two obtuse ones sum to
+        # 270, a right and a straight one to 270 as well)
+        acute = all(subs(angle_parts(P, e)[0]) > 0 for e in (a, b))
+        return "complementary" if co == 0 and acute else "none"
     inside = _inside_signs(P, question)
     vals = [subs(e) for e in inside]
     return "inside" if all(v > 0 for v in vals) else "outside" if any(v < 0 for v in vals) else "boundary"
@@ -89,7 +92,13 @@ def derive(r: X.Realization, question: dict, rng: random.Random) -> tuple[str, l
         c, d, coline = line_preds(P, question["a"], question["b"])
         if X.is_zero(c) and X.is_zero(coline):
             raise Undecided("the two lines coincide")
-        cs, cw = _status(r, c, known, rng, extra)
+        if set(question["a"]) & set(question["b"]):
+            # two lines through a common point are never parallel: at a root of c they coincide
+            if X.is_zero(c):
+                raise Undecided("the two lines coincide")
+            cs, cw = "impossible", None
+        else:  # a parallel witness must keep the lines apart
+            cs, cw = _status(r, c, known, rng, extra if X.is_zero(coline) else [*extra, coline])
         ds, dw = _status(r, d, known, rng, extra)
         if cs == "forced":
             return "parallel", []

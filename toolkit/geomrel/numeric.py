@@ -13,6 +13,7 @@ from scipy.optimize import least_squares
 from shapely.geometry import Point, Polygon
 
 TOL = 1e-7
+REACH_NEAREST, REACH_STRIDE, REACH_STARTS = 2, 5, 8  # least_squares starts when searching a special position
 N_PARAMS = {"triangle": 6, "right_triangle": 5, "isosceles": 5, "equilateral": 4, "parallelogram": 6,
             "rectangle": 5, "square": 4, "rhombus": 5, "trapezoid": 7, "on_segment": 1, "extension": 1,
             "parallel": 1, "perpendicular": 1, "on_circle": 1, "free": 2, "polygon": None}
@@ -182,7 +183,10 @@ def reachable(steps, q, name, thetas) -> bool:
         P = points(steps, th)
         return [*constraint_residuals(steps, P), predicate_values(q, P)[name]]
 
-    starts = sorted(thetas, key=lambda th: abs(predicate_values(q, points(steps, th))[name]))[:2]
+    # the samples nearest the special position first, then a spread of others: a special position that only a
+    # narrow part of the parameter space reaches is missed from the nearest samples alone
+    order = sorted(range(len(thetas)), key=lambda i: abs(predicate_values(q, points(steps, thetas[i]))[name]))
+    starts = [thetas[i] for i in order[:REACH_NEAREST] + order[REACH_NEAREST::REACH_STRIDE]][:REACH_STARTS]
     for theta in starts:
         fit = least_squares(resid, theta, xtol=1e-14, ftol=1e-14, gtol=1e-14, max_nfev=150)
         P = points(steps, fit.x)
@@ -202,16 +206,45 @@ def _elements_ok(q, P) -> bool:
     return True
 
 
+def _side(steps, q, th) -> tuple[str, float]:
+    """('inside' | 'outside' | 'boundary', signed distance: positive outside) of the queried point."""
+    P = points(steps, th)
+    poly, p = Polygon([P[x] for x in q["shape"]]), Point(P[q["a"][0]])
+    d = poly.boundary.distance(p)
+    if d < 1e-9:
+        return "boundary", 0.0
+    return ("inside", -d) if poly.contains(p) else ("outside", d)
+
+
+def other_side(steps, q, thetas, side: str) -> bool:
+    """Can the queried point reach the side of the shape no sample showed? Pushes the signed distance across the
+    boundary from the samples nearest it (least_squares on max(0, margin -/+ distance))."""
+    sign = 1.0 if side == "inside" else -1.0  # from inside we look for positive (outside) distance
+    margin = 1e-3
+
+    def resid(th):
+        return [*constraint_residuals(steps, points(steps, th)), max(0.0, margin - sign * _side(steps, q, th)[1])]
+
+    order = sorted(thetas, key=lambda th: abs(_side(steps, q, th)[1]))[:REACH_STARTS // 2]
+    for theta in order:
+        fit = least_squares(resid, theta, max_nfev=200)
+        got, _ = _side(steps, q, fit.x)
+        if got not in (side, "boundary") and max(np.abs(resid(fit.x))) < TOL \
+                and not degenerate(steps, points(steps, fit.x), fit.x):
+            return True
+    return False
+
+
 def decide(steps, q, thetas) -> str:
     """The relation method B derives from the parsed text."""
-    realized = [points(steps, th) for th in thetas]
     if q["domain"] == "shape":
-        seen = set()
-        for P in realized:
-            poly, p = Polygon([P[x] for x in q["shape"]]), Point(P[q["a"][0]])
-            seen.add("boundary" if poly.boundary.distance(p) < 1e-9 else "inside" if poly.contains(p) else "outside")
+        seen = {_side(steps, q, th)[0] for th in thetas}
         seen.discard("boundary")
-        return seen.pop() if len(seen) == 1 else "cannot"
+        if len(seen) == 1:
+            side = seen.pop()
+            return "cannot" if other_side(steps, q, thetas, side) else side
+        return "cannot"
+    realized = [points(steps, th) for th in thetas]
     values = [predicate_values(q, P) for P in realized]
     names = ["parallel", "perpendicular"] if q["domain"] == "line" else ["equal", "supplementary", "complementary"]
     forced = [n for n in names if all(abs(v[n]) < TOL for v in values)]

@@ -24,21 +24,62 @@ def _user(text: str) -> list[dict]:
     return [{"role": "user", "content": text}]
 
 
-def ask_item(llm, item: dict, prompt: str, parser: str, max_tokens: int = 512) -> dict:
-    """Send one item; returns the geomrel.pred body (raw reply, stage-1 facts, letter, parse_ok)."""
+def final_prompt(question: str, prompt: str, facts: str | None = None) -> str:
+    """The answer-producing request of each prompt style (stage 2 for geocot)."""
+    if prompt == "geocot":
+        return STAGE2.format(facts=facts, question=question)
+    if prompt == "cot":
+        return f"{question}\nLet's think step by step. {END}"
+    return f"{question}\n{END}"
+
+
+def shot_trace(item: dict, derived: str | None, domain: str | None) -> str:
+    """A worked answer for a few-shot example, written from the text-only solver's result (not from `answer`)."""
+    from toolkit.geomrel import dsl
+
+    if derived is None or domain is None:
+        return ""
+    text = dsl.option_text(domain, derived)
+    if text not in item["options"]:
+        return ""
+    letter = "ABCDE"[item["options"].index(text)]
+    ask = item["question"].partition("Answer choices:")[0].strip().rsplit(". ", 1)[-1]
+    if derived == "cannot":
+        why = "The stated facts leave a free choice that changes this relation: two admissible figures differ."
+    else:
+        why = f"Every figure satisfying the stated facts gives the same relation: {text.lower()}."
+    return (f"We are asked: {ask}\nKeep only the facts about the points in the question and reason back from "
+            f"them. {why}\nAnswer: {letter}")
+
+
+def shot_messages(shots: list[tuple[dict, str]], prompt: str) -> list[dict]:
+    """user/assistant turns for (item, trace) examples; geocot examples skip stage 1 (facts = the description)."""
+    turns = []
+    for item, trace in shots:
+        body = item["question"].partition("Answer choices:")[0].strip()
+        turns += [{"role": "user", "content": final_prompt(item["question"], prompt, facts=body)},
+                  {"role": "assistant", "content": trace}]
+    return turns
+
+
+def ask_item(llm, item: dict, prompt: str, parser: str, max_tokens: int = 512,
+             shots: list[tuple[dict, str]] = ()) -> dict:
+    """Send one item; returns the geomrel.pred body (raw reply, stage-1 facts, letter, parse_ok). A backend
+    failure after its retries is recorded in `error` (letter None), so `--resume` can ask again."""
+    from toolkit.core.errors import RuntimeFailure
+
     if prompt not in PROMPTS:
         raise InputError(f"--prompt {prompt}: expected one of {', '.join(PROMPTS)}")
     question = item["question"]
     stage1 = None
-    if prompt == "geocot":
-        body = question.partition("Answer choices:")[0].strip()
-        stage1 = llm.complete(_user(STAGE1.format(body=body)), n=1, temperature=0.0, max_tokens=max_tokens).text
-        text = STAGE2.format(facts=stage1, question=question)
-    elif prompt == "cot":
-        text = f"{question}\nLet's think step by step. {END}"
-    else:
-        text = f"{question}\n{END}"
-    raw = llm.complete(_user(text), n=1, temperature=0.0, max_tokens=max_tokens).text
+    base = {"id": item["id"], "prompt": prompt, "parser": parser, "shots": len(shots)}
+    try:
+        if prompt == "geocot":
+            body = question.partition("Answer choices:")[0].strip()
+            stage1 = llm.complete(_user(STAGE1.format(body=body)), n=1, temperature=0.0, max_tokens=max_tokens).text
+        messages = [*shot_messages(list(shots), prompt), *_user(final_prompt(question, prompt, stage1))]
+        raw = llm.complete(messages, n=1, temperature=0.0, max_tokens=max_tokens).text
+    except RuntimeFailure as exc:
+        return {**base, "raw": None, "stage1": stage1, "letter": None, "parse_ok": False, "error": str(exc)}
     letter = parse_anchor(raw) if parser == "anchor" else parse_robust(raw, item["options"])
-    return {"id": item["id"], "raw": raw, "stage1": stage1, "letter": letter, "parse_ok": letter is not None,
-            "prompt": prompt, "parser": parser}
+    return {**base, "raw": raw, "stage1": stage1, "letter": letter, "parse_ok": letter is not None}

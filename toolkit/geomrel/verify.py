@@ -45,7 +45,9 @@ def derive_from_text(question: str, samples: int = 32, seed: int = 0) -> dict:
         thetas = numeric.realizations(steps, k, np.random.default_rng(seed))
     except numeric.Inconsistent as exc:
         return {**out, "status": "inconsistent", "reason": str(exc)}
-    return {**out, "status": "derived", "derived": numeric.decide(steps, q, thetas)}
+    # a witness: one realization of the text (float coordinates), so a disagreement can be checked by hand
+    witness = {name: [round(float(v), 6) for v in xy] for name, xy in sorted(numeric.points(steps, thetas[0]).items())}
+    return {**out, "status": "derived", "derived": numeric.decide(steps, q, thetas), "witness": witness}
 
 
 def verify_item(item: dict, samples: int = 32, seed: int = 0) -> dict:
@@ -64,4 +66,5 @@ def verify_item(item: dict, samples: int = 32, seed: int = 0) -> dict:
         text = dsl.option_text(domain, found["derived"])
         derived_letter = "ABCDE"[options.index(text)] if text in options else None
     status = "agree" if found["derived"] == gold else "disagree"
-    return {**verdict, "status": status, "derived_letter": derived_letter, "reason": None}
+    return {**verdict, "status": status, "derived_letter": derived_letter, "reason": None,
+            "witness": found["witness"] if status == "disagree" else None}

@@ -100,6 +100,40 @@ def build(mechanisms: list[dict], assignments: list[dict], fields: tuple[str, ..
     return StateGraph(states, counts, means)
 
 
+def build_joint(parts: list[tuple[str, list[dict], list[dict]]], fields: tuple[str, ...],
+                smooth: int = 1) -> StateGraph:
+    """States of several variable pairs joined over time: at each time step present in every pair, the joint state
+    is the tuple of the pairs' own (smoothed) states; transitions are counted over that joint sequence.
+
+    parts: (pair name, mechanisms, assignments) per pair, each pair inferred on its own."""
+    per_pair = []
+    for pair, mechanisms, assignments in parts:
+        states, mapping = state_of_mechanism(mechanisms, fields)
+        ordered = sorted(assignments, key=lambda a: (a["t"], a["index"]))
+        sequence = smooth_sequence([mapping[a["state"]] for a in ordered], smooth, len(states))
+        per_pair.append((pair, states, {a["t"]: (s, a.get("environment")) for a, s in zip(ordered, sequence,
+                                                                                        strict=True)}))
+    times = sorted(set.intersection(*(set(by_t) for _, _, by_t in per_pair)))
+    joint: list[dict] = []
+    index: dict[tuple, int] = {}
+    sequence, environment = [], []
+    for t in times:
+        key = tuple(by_t[t][0] for _, _, by_t in per_pair)
+        if key not in index:
+            index[key] = len(joint)
+            joint.append({"id": len(joint),
+                          "type": {f"{pair} {f}": states[s]["type"][f]
+                                   for (pair, states, _), s in zip(per_pair, key, strict=True) for f in fields},
+                          "mechanisms": [f"{pair}#{m}" for (pair, states, _), s in zip(per_pair, key, strict=True)
+                                         for m in states[s]["mechanisms"]]})
+        sequence.append(index[key])
+        environment.append(per_pair[0][2][t][1])
+    counts, means = transitions(sequence, len(joint), environment)
+    for s in joint:
+        s["samples"] = int(sum(1 for v in sequence if v == s["id"]))
+    return StateGraph(joint, counts, means)
+
+
 def to_networkx(graph: StateGraph):
     import networkx as nx
 

@@ -20,6 +20,18 @@ def official_restarts(k: int) -> int:
     return math.ceil(math.log(0.05) / math.log(1 - OFFICIAL_SUCCESS[k]))
 
 
+INITS = ("pairs", "ransac")
+
+
+def draw_init(x: np.ndarray, y: np.ndarray, k: int, restarts: int, rng: np.random.Generator, init: str) -> np.ndarray:
+    """R x K x 2 start points: K random disjoint pairs (the benchmark's), or K RANSAC-chosen lines."""
+    if init == "ransac":
+        from toolkit.metacausal.ransac import ransac_starts
+
+        return ransac_starts(x, y, k, restarts, rng)
+    return draw_starts(len(x), k, restarts, rng)
+
+
 def restart_plan(kmax: int, restarts: str | int) -> list[int]:
     if restarts == "official":
         return [official_restarts(k) for k in range(1, kmax + 1)]
@@ -64,13 +76,13 @@ def fit_k(job: tuple) -> tuple[MechanismFit, MixtureFit]:
 
 def infer(x: np.ndarray, y: np.ndarray, kmax: int, restarts: str | int, rng: np.random.Generator,
           methods: tuple[str, ...] = ("ad",), engine: str = "fast", workers: int = 1,
-          ray_address: str | None = None) -> Inference:
+          ray_address: str | None = None, init: str = "pairs") -> Inference:
     """Starts are drawn from `rng` for K' = 1..kmax in order, as the benchmark draws them."""
     from toolkit.core.parallel import map_jobs
 
     x = np.ascontiguousarray(x, np.float64)
     y = np.ascontiguousarray(y, np.float64)
-    jobs = [(x, y, k, draw_starts(len(x), k, r, rng), engine)
+    jobs = [(x, y, k, draw_init(x, y, k, r, rng, init), engine)
             for k, r in zip(range(1, kmax + 1), restart_plan(kmax, restarts), strict=True)]
     results = map_jobs(fit_k, jobs, workers=workers, ray_address=ray_address, description="K'")
     fits = [r[0] for r in results]

@@ -33,9 +33,21 @@ def _number(value, where: str) -> float:
         raise InputError(f"{where}: not a number ({value!r})") from None
 
 
+_stdin_text: list[str] = []
+
+
+def _stdin():
+    """Standard input as a fresh stream on every call: several variable pairs read the same piped data."""
+    import io
+
+    if not _stdin_text:
+        _stdin_text.append(sys.stdin.read())
+    return io.StringIO(_stdin_text[0])
+
+
 def _rows_jsonl(path: str, bad: BadLines, skip_bad: bool):
     """(file:line, object) for each sample line; other record types (a fit, a header) are passed over."""
-    handle = sys.stdin if path == STDIO else open(path, encoding="utf-8")  # noqa: SIM115
+    handle = _stdin() if path == STDIO else open(path, encoding="utf-8")  # noqa: SIM115
     name = "<stdin>" if path == STDIO else path
     try:
         for lineno, line in enumerate(handle, start=1):
@@ -61,20 +73,18 @@ def _rows_jsonl(path: str, bad: BadLines, skip_bad: bool):
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: not UTF-8 text ({exc.reason})") from None
     finally:
-        if handle is not sys.stdin:
-            handle.close()
+        handle.close()
 
 
 def _rows_csv(path: str):
-    handle = sys.stdin if path == STDIO else open(path, newline="", encoding="utf-8")  # noqa: SIM115
+    handle = _stdin() if path == STDIO else open(path, newline="", encoding="utf-8")  # noqa: SIM115
     name = "<stdin>" if path == STDIO else path
     try:
         reader = csv.DictReader(handle)
         for lineno, row in enumerate(reader, start=2):
             yield f"{name}:{lineno}", row
     finally:
-        if handle is not sys.stdin:
-            handle.close()
+        handle.close()
 
 
 def _finite_or_bad(values: list[float], where: str, field: str) -> str | None:
@@ -159,3 +169,16 @@ def check_fittable(cols: Columns, kmax: int, xcol: str, ycol: str) -> None:
     for name, v in ((xcol, cols.x), (ycol, cols.y)):
         if np.ptp(v) == 0:
             raise InputError(f"{cols.source}: field '{name}' is constant ({v[0]}); no mechanism can be fitted")
+
+
+def parse_pairs(text: str) -> list[tuple[str, str]]:
+    """'a:b,c:d' -> [(a, b), (c, d)]."""
+    pairs = []
+    for part in (p.strip() for p in text.split(",")):
+        cols = part.split(":")
+        if len(cols) != 2 or not all(c.strip() for c in cols) or cols[0].strip() == cols[1].strip():
+            raise InputError(f"--pairs {text!r}: expected comma-separated X:Y column pairs, e.g. a:b,c:d")
+        pairs.append((cols[0].strip(), cols[1].strip()))
+    if len({f"{a}:{b}" for a, b in pairs}) != len(pairs):
+        raise InputError(f"--pairs {text!r}: a pair is given twice")
+    return pairs

@@ -19,8 +19,12 @@ def parse_selections(text: str) -> list[str]:
     return methods
 
 
-def check_fit_options(kmax: int, restarts: str, engine: str) -> str | int:
+def check_fit_options(kmax: int, restarts: str, engine: str, init: str = "pairs") -> str | int:
     """Validated --restarts ('official' or a positive int)."""
+    from toolkit.metacausal.inference import INITS
+
+    if init not in INITS:
+        raise InputError(f"--init {init!r}: choose {' or '.join(INITS)}")
     if not 1 <= kmax <= KMAX_LIMIT:
         raise InputError(f"--kmax {kmax}: must be within 1..{KMAX_LIMIT}")
     if engine not in ENGINES:

@@ -24,6 +24,7 @@ class ProtocolSettings:
     engine: str = "fast"
     imbalance: float = 0.2
     first_seed: int = OFFICIAL_FIRST_SEED
+    init: str = "pairs"
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -36,7 +37,8 @@ def run_problem(job: tuple[int, int, ProtocolSettings]) -> dict:
     seed = st.first_seed + problem
     rng = np.random.default_rng(seed)
     truth = sample_linear(k, rng, st.imbalance)
-    inf = infer(truth.x, truth.y, st.kmax, st.restarts, rng, methods=SELECTIONS, engine=st.engine)
+    inf = infer(truth.x, truth.y, st.kmax, st.restarts, rng, methods=SELECTIONS, engine=st.engine,
+                init=st.init)
     true = np.column_stack([truth.slope, truth.intercept, truth.scale, truth.direction])
     selections = {}
     for method in SELECTIONS:

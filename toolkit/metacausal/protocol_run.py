@@ -29,7 +29,8 @@ def previous_problems(out: Path, settings: ProtocolSettings) -> list[dict]:
             problems.append(record)
     if header is None:
         raise InputError(f"{out}: no {HEADER} header record; cannot resume it")
-    if header.get("settings") != settings.as_dict():
+    # files written before --init existed used the benchmark's random pairs
+    if {"init": "pairs", **(header.get("settings") or {})} != settings.as_dict():
         raise InputError(f"{out}:1: settings {header.get('settings')} differ from this run's "
                          f"{settings.as_dict()}; use another --out or the same options")
     tmp = out.with_suffix(out.suffix + ".resume")

@@ -62,7 +62,10 @@ def chosen_mechanisms(inf: Inference, method: str) -> tuple[np.ndarray, np.ndarr
     return params, weights, responsibilities(inf.x, inf.y, inf.mixtures[index])
 
 
-def fit_records(inf: Inference, method: str, meta: dict, t: np.ndarray, environment) -> list[dict]:
+def fit_records(inf: Inference, method: str, meta: dict, t: np.ndarray, environment,
+                pair: str | None = None) -> list[dict]:
+    """The fit and one assign record per sample; with `pair` (infer --pairs) both carry it."""
+    tag = {} if pair is None else {"pair": pair}
     params, weights, resp = chosen_mechanisms(inf, method)
     mechanisms = []
     for j, (p, w) in enumerate(zip(params, weights, strict=True)):
@@ -74,10 +77,11 @@ def fit_records(inf: Inference, method: str, meta: dict, t: np.ndarray, environm
         scores.append({"k": k, "active": int(f.active.sum()), "hard_score": _round(f.score),
                        "ad_accepted": c.accepted, "ad_mean_a2": _round(c.mean_a2), "mixture_k": m.k,
                        "loglik": _round(m.loglik), "bic": _round(m.bic), "icl": _round(m.icl)})
-    out = [make_record(FIT, 1, k_hat=int(len(params)), select=method, mechanisms=mechanisms, scores=scores, **meta)]
+    out = [make_record(FIT, 1, k_hat=int(len(params)), select=method, mechanisms=mechanisms, scores=scores, **tag,
+                       **meta)]
     labels = resp.argmax(axis=1) if resp.shape[1] else None
     for i in range(len(inf.x)):
-        out.append(make_record(ASSIGN, 1, index=i, t=float(t[i]),
+        out.append(make_record(ASSIGN, 1, **tag, index=i, t=float(t[i]),
                                environment=None if environment is None else float(environment[i]),
                                state=None if labels is None else int(labels[i]),
                                responsibilities=[_round(v) for v in resp[i]]))

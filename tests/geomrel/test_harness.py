@@ -1,0 +1,142 @@
+"""Loading anchor files, the planted-label fixture, asking with shots / workers / resume, the classifier."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("shapely")
+pytest.importorskip("lark")
+
+from tests.support.openai_stub import StubServer, chat_payload  # noqa: E402
+from toolkit.geomrel.verify import verify_item  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "assets" / "geomrel" / "fixture" / "official-style.jsonl"
+LINE_Q = ("ABCD is a rectangle. What is the positional relationship between line AB and line CD?\nAnswer choices:"
+          "A. Parallel B. Perpendicular C. Intersecting but not perpendicular D. Cannot be inferred")
+
+
+def _records(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_planted_fixture_labels_are_flagged_with_their_status():
+    rows = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
+    planted = [r for r in rows if r["planted_wrong"]]
+    assert len(rows) == 120 and len(planted) == 20
+    status = {r["planted_reason"]: verify_item(r)["status"] for r in planted}
+    assert status["premise says perpendicular"] == "disagree"
+    assert status["premise on AB, CD; EF never defined"] == "ambiguous"
+    assert status["six letters for a pentagon"] == "inconsistent"
+    assert status["convexity unstated"] == "ambiguous"
+    assert status["a point on a side is on the boundary"] == "disagree"
+    assert status["the right angle is at P, not B"] == "disagree"
+    assert sum(s != "agree" for s in status.values()) == 20
+
+
+def test_load_reads_anchor_and_ftdata_files(tmp_path, reason):
+    basic = tmp_path / "data" / "basic"
+    basic.mkdir(parents=True)
+    (basic / "line.jsonl").write_text(json.dumps({"question": LINE_Q, "answer": "A", "relation": "LL_PA"}) + "\n")
+    ft = tmp_path / "ftdata"
+    ft.mkdir()
+    prompt = LINE_Q + "\nGive me your choice at the end of your response."
+    (ft / "train.jsonl").write_text(json.dumps({"prompt": prompt, "gold": "A", "source": "LL_PA"}) + "\n")
+    r = reason("geomrel", "load", str(basic / "line.jsonl"), str(ft))
+    assert r.returncode == 0, r.stderr
+    items = _records(r.stdout)
+    assert [(i["level"], i["domain"], i["answer"], i["relation"]) for i in items] == \
+        [("basic", "line", "A", "LL_PA"), (None, "line", "A", "LL_PA")]
+    assert items[1]["question"] == LINE_Q and len(items[0]["options"]) == 4
+    v = reason("geomrel", "verify", "-", input=r.stdout)
+    assert [x["status"] for x in _records(v.stdout)] == ["agree", "agree"]
+    (basic / "bad.jsonl").write_text(json.dumps({"question": LINE_Q, "answer": "F"}) + "\n")
+    bad = reason("geomrel", "load", str(basic / "bad.jsonl"))
+    assert bad.returncode == 2 and "bad.jsonl:1" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_ask_with_shots_workers_and_resume(tmp_path, reason):
+    """Shots become user/assistant turns before the question; a failing request is recorded and --resume asks it
+    again, leaving the answered ones alone."""
+    items = tmp_path / "items.jsonl"
+    texts = [LINE_Q] * 3 + [LINE_Q.replace("ABCD", "WXYZ").replace("AB", "WX").replace("CD", "YZ")]
+    items.write_text("".join(json.dumps({"id": f"q{i}", "question": t, "answer": "A"}) + "\n"
+                             for i, t in enumerate(texts)))
+    shots = tmp_path / "shots.jsonl"
+    shots.write_text(json.dumps({"id": "s0", "question": LINE_Q.replace("rectangle", "square"), "answer": "A"})
+                     + "\n")
+    fail = {"on": True}
+    stub = StubServer(lambda body: (500, {"error": "down"}) if fail["on"] and "WXYZ" in json.dumps(body) else
+                      (200, chat_payload(["Opposite sides. Answer: A"])))
+    stub.thread.start()
+    out = tmp_path / "preds.jsonl"
+    try:
+        r = reason("geomrel", "ask", str(items), "--llm", f"openai:m@{stub.url}?max_retries=0", "--shots", "1",
+                   "--shots-from", str(shots), "--workers", "2", "-o", str(out))
+        assert r.returncode == 0, r.stderr
+        sent = stub.requests[0]["messages"]
+        assert [m["role"] for m in sent] == ["user", "assistant", "user"] and "square" in sent[0]["content"]
+        assert sent[1]["content"].endswith("Answer: A")
+        first = _records(out.read_text())
+        assert [p["letter"] for p in first] == ["A", "A", "A", None]
+        assert "HTTP 500" in first[3]["error"] and first[3]["parse_ok"] is False
+        fail["on"], asked = False, len(stub.requests)
+        r = reason("geomrel", "ask", str(items), "--llm", f"openai:m@{stub.url}?max_retries=0", "--shots", "1",
+                   "--shots-from", str(shots), "--resume", "-o", str(out))
+        assert r.returncode == 0, r.stderr
+        assert len(stub.requests) == asked + 1  # only the failed item is asked again
+    finally:
+        stub.server.shutdown()
+    again = _records(out.read_text())
+    assert [p["id"] for p in again] == ["q0", "q1", "q2", "q3"] and [p["letter"] for p in again] == ["A"] * 4
+    assert again[:3] == first[:3]
+    bad = reason("geomrel", "ask", str(items), "--llm", "py:toolkit.geomrel.standin:respond", "--prompt", "tot")
+    assert bad.returncode == 2 and "--prompt tot" in bad.stderr
+
+
+def test_twenty_steps_lower_the_loss_and_classify_reads_the_model(tmp_path, reason):
+    pytest.importorskip("torch")
+    from toolkit.geomrel.classifier import train
+
+    rows = [r for r in (json.loads(line) for line in FIXTURE.read_text().splitlines()) if not r["planted_wrong"]]
+    for r in rows:
+        r["options"] = r["question"].partition("Answer choices:")[2]
+    from toolkit.geomrel.items import check_item
+
+    items = [check_item({k: v for k, v in r.items() if k != "options"}, r["id"]) for r in rows]
+    summary = train(items, tmp_path / "m", max_steps=20, minutes=5, seed=0)
+    assert summary["steps"] == 20 and summary["loss_last"] < summary["loss_first"]
+    assert 0.5e6 < summary["params"] < 1.5e6 and (tmp_path / "m" / "model.safetensors").stat().st_size < 4e6
+    items_file = tmp_path / "items.jsonl"
+    items_file.write_text("".join(json.dumps(r) + "\n" for r in items[:6]))
+    r = reason("geomrel", "classify", str(items_file), "--model", str(tmp_path / "m"))
+    assert r.returncode == 0, r.stderr
+    preds = _records(r.stdout)
+    assert len(preds) == 6 and all(p["letter"] in "ABCDE" and p["backend"] == "classifier" for p in preds)
+    (tmp_path / "m" / "vocab.json").unlink()
+    bad = reason("geomrel", "classify", str(items_file), "--model", str(tmp_path / "m"))
+    assert bad.returncode == 2 and "missing vocab.json" in bad.stderr
+
+
+def test_replay_is_byte_identical_and_eval_keeps_agreeing_items(tmp_path, reason):
+    rows = FIXTURE.read_text().splitlines()
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join([*rows[:3], *rows[100:102]]) + "\n")  # 3 correct, 2 planted wrong labels
+    rec = tmp_path / "rec.jsonl"
+    first = reason("geomrel", "ask", str(items), "--llm", "py:toolkit.geomrel.standin:respond", "--prompt", "geocot",
+                   "--record", str(rec))
+    again = reason("geomrel", "ask", str(items), "--llm", f"replay:{rec}", "--prompt", "geocot")
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    assert first.stdout == again.stdout and "pipeline demo, not a model result" in again.stderr
+    verdicts = tmp_path / "v.jsonl"
+    assert reason("geomrel", "verify", str(items), "-o", str(verdicts)).returncode == 0
+    solved = reason("geomrel", "solve", str(items))
+    ev = reason("geomrel", "eval", "-", "--gold", str(items), "--verdicts", str(verdicts), "--only", "agree",
+                input=solved.stdout)
+    assert ev.returncode == 0, ev.stderr
+    assert _records(ev.stdout)[0]["n"] == 3 and _records(ev.stdout)[0]["accuracy"] == 1.0
+    bad = reason("geomrel", "eval", "-", "--gold", str(items), "--only", "agree", input=solved.stdout)
+    assert bad.returncode == 2 and "--only needs --verdicts" in bad.stderr

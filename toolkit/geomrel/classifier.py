@@ -1,0 +1,170 @@
+"""A small relation classifier: a 4-layer BERT (width 128) trained from a config on generated items.
+
+The question text (without its answer choices) is read with a word tokenizer after renaming points by order of
+appearance (the first point named becomes p0, the next p1, ...), so the model learns constructions, not letters.
+It predicts a canonical relation of the item's domain (line: parallel / perpendicular / intersecting / cannot,
+...); the letter is the option carrying that relation's text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+from toolkit.core.errors import InputError
+from toolkit.geomrel import dsl
+
+CLASSES = [f"{domain}:{rel}" for domain in dsl.DOMAINS for rel, _, _ in dsl.RELATIONS[domain]]
+MAX_LEN = 96
+POINTS = re.compile(r"\b[A-Z]{1,8}\b")
+WORDS = re.compile(r"p\d+|\w+|[^\w\s]")
+CONFIG = {"hidden_size": 128, "num_hidden_layers": 4, "num_attention_heads": 4, "intermediate_size": 512,
+          "max_position_embeddings": MAX_LEN + 2}
+ARTICLES = {"A"}  # a capital 'A' opening a sentence is an article, not a point, when a lowercase word follows
+
+
+def body_of(question: str) -> str:
+    return question.partition("Answer choices:")[0].strip()
+
+
+def canonical_words(question: str) -> list[str]:
+    """Lowercased words of the question body with point names replaced by p0, p1, ... in order of appearance."""
+    names: dict[str, str] = {}
+
+    def rename(m: re.Match) -> str:
+        token = m.group(0)
+        rest = question[m.end():m.end() + 2]
+        if token in ARTICLES and rest[:1] == " " and rest[1:2].islower():
+            return token.lower()
+        return " ".join(names.setdefault(c, f"p{len(names)}") for c in token)
+
+    text = POINTS.sub(rename, body_of(question))
+    return [w.lower() for w in WORDS.findall(text)]
+
+
+def domain_of(item: dict) -> str:
+    """The question domain, from the item or from its option texts."""
+    if item.get("domain") in dsl.DOMAINS:
+        return item["domain"]
+    texts = {o.strip().lower() for o in item["options"]}
+    for domain in dsl.DOMAINS:
+        if all(any(t == opt.lower() for opt in (x[1] for x in dsl.RELATIONS[domain])) for t in texts):
+            return domain
+    return "line"
+
+
+def label_of(item: dict) -> int:
+    domain = domain_of(item)
+    text = item["options"][ord(item["answer"]) - 65]
+    rel = dsl.relation_of_text(domain, text)
+    if rel is None:
+        raise InputError(f"item {item.get('id')}: answer text {text!r} is not a {domain} relation")
+    return CLASSES.index(f"{domain}:{rel}")
+
+
+def letter_for(item: dict, scores) -> str | None:
+    """The option of the best-scoring class that the item offers."""
+    domain = domain_of(item)
+    offered = {dsl.relation_of_text(domain, o): "ABCDE"[i] for i, o in enumerate(item["options"])}
+    best = None
+    for c in sorted(range(len(CLASSES)), key=lambda c: -float(scores[c])):
+        d, rel = CLASSES[c].split(":")
+        if d == domain and rel in offered:
+            best = offered[rel]
+            break
+    return best
+
+
+def build_vocab(texts: list[list[str]]) -> list[str]:
+    from toolkit.core.tokenizers import SPECIALS
+
+    words = sorted({w for t in texts for w in t})
+    points = [f"p{i}" for i in range(26)]
+    return [*SPECIALS, *points, *(w for w in words if w not in points)]
+
+
+def _encode(tokenizer, texts: list[list[str]]):
+    return tokenizer([" ".join(t) for t in texts], padding=True, truncation=True, max_length=MAX_LEN,
+                     return_tensors="pt")
+
+
+def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int | None = None, batch: int = 32,
+          lr: float = 5e-4, seed: int = 0) -> dict:
+    """Train from scratch; stops at max_steps or after `minutes` of wall time. Returns the training summary."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from toolkit.core.models import quiet_library_logs, seed_everything
+    from toolkit.core.tokenizers import word_tokenizer
+
+    quiet_library_logs()
+    seed_everything(seed)
+    torch.set_num_threads(1)
+    texts = [canonical_words(it["question"]) for it in items]
+    labels = torch.tensor([label_of(it) for it in items])
+    vocab = build_vocab(texts)
+    tokenizer = word_tokenizer(vocab)
+    enc = _encode(tokenizer, texts)
+    config = BertConfig(vocab_size=len(vocab), num_labels=len(CLASSES), pad_token_id=0, **CONFIG)
+    model = BertForSequenceClassification(config)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    gen = torch.Generator().manual_seed(seed)
+    start, losses, step = time.monotonic(), [], 0
+    model.train()
+    while (max_steps is None or step < max_steps) and time.monotonic() - start < minutes * 60:
+        for idx in torch.randperm(len(items), generator=gen).split(batch):
+            out_ = model(input_ids=enc["input_ids"][idx], attention_mask=enc["attention_mask"][idx],
+                         labels=labels[idx])
+            opt.zero_grad()
+            out_.loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            losses.append(float(out_.loss.detach()))
+            step += 1
+            if (max_steps is not None and step >= max_steps) or time.monotonic() - start >= minutes * 60:
+                break
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out, safe_serialization=True)
+    (out / "vocab.json").write_text(json.dumps(vocab))
+    k = max(1, min(20, len(losses) // 5))
+    summary = {"items": len(items), "steps": step, "seconds": round(time.monotonic() - start, 1),
+               "loss_first": round(sum(losses[:k]) / k, 4), "loss_last": round(sum(losses[-k:]) / k, 4),
+               "params": sum(p.numel() for p in model.parameters()), "classes": CLASSES, "seed": seed}
+    (out / "training.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def load(model_dir: Path):
+    """(model, tokenizer); a corrupt or incomplete directory is a one-line error."""
+    from toolkit.core.models import quiet_library_logs
+    from toolkit.core.tokenizers import word_tokenizer
+
+    quiet_library_logs()
+    model_dir = Path(model_dir)
+    for name in ("config.json", "model.safetensors", "vocab.json"):
+        if not (model_dir / name).is_file():
+            raise InputError(f"{model_dir}: not a geomrel classifier (missing {name})")
+    try:
+        from transformers import BertForSequenceClassification
+
+        vocab = json.loads((model_dir / "vocab.json").read_text())
+        model = BertForSequenceClassification.from_pretrained(model_dir)
+    except (OSError, ValueError, json.JSONDecodeError) as exc:
+        raise InputError(f"{model_dir}: unreadable classifier ({str(exc).splitlines()[0][:200]})") from None
+    model.eval()
+    return model, word_tokenizer(vocab)
+
+
+def predict(model, tokenizer, items: list[dict], batch: int = 64) -> list[str | None]:
+    import torch
+
+    letters = []
+    with torch.no_grad():
+        for i in range(0, len(items), batch):
+            chunk = items[i:i + batch]
+            enc = _encode(tokenizer, [canonical_words(it["question"]) for it in chunk])
+            logits = model(**{k: enc[k] for k in ("input_ids", "attention_mask")}).logits
+            letters += [letter_for(it, row) for it, row in zip(chunk, logits, strict=True)]
+    return letters

@@ -1,0 +1,93 @@
+"""Reading anchor-format GeomRel files (a local copy; nothing is shipped) into geomrel.item bodies.
+
+Two shapes occur: question files, one JSON object per line with `question`, `answer`, `relation`, and fine-tuning
+files (`ftdata/*.jsonl`) with `prompt`, `gold`, `source`. A file holding one JSON list is read too. The level comes
+from the folder (`basic` / `advanced` in the path), the domain from the relation code's prefix.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from toolkit.core.errors import InputError
+from toolkit.core.records import BadLines
+from toolkit.geomrel.items import check_item
+
+DOMAIN_OF_PREFIX = {"LL": "line", "LP": "line", "AA": "angle", "SL": "shape", "SP": "shape"}
+FT_END = "Give me your choice at the end of your response."
+
+
+def level_of(path: Path) -> str | None:
+    parts = [p.lower() for p in path.parts]
+    for level in ("basic", "advanced"):
+        if any(level in p for p in parts):
+            return level
+    return None
+
+
+def domain_of_code(code: str | None) -> str | None:
+    if not code:
+        return None
+    return DOMAIN_OF_PREFIX.get(code.split("_")[0].upper())
+
+
+def _objects(path: Path):
+    """(line number, object) pairs of a JSONL file or of a JSON list file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from None
+        yield from ((i, obj) for i, obj in enumerate(data, start=1))
+        return
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                yield lineno, json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield lineno, InputError(f"{path}:{lineno}: malformed JSON: {exc.msg}")
+
+
+def load_file(path: Path, skip_bad: bool, bad: BadLines) -> list[dict]:
+    items = []
+    level = level_of(path)
+    for lineno, obj in _objects(path):
+        where = f"{path}:{lineno}"
+        try:
+            if isinstance(obj, InputError):
+                raise obj
+            if not isinstance(obj, dict):
+                raise InputError(f"{where}: expected a JSON object")
+            question = obj.get("question", obj.get("prompt"))
+            if isinstance(question, str) and question.rstrip().endswith(FT_END):
+                question = question.rstrip()[: -len(FT_END)].rstrip()
+            code = obj.get("relation") or obj.get("source")
+            answer = obj.get("answer", obj.get("gold"))
+            if isinstance(answer, str):
+                answer = answer.strip().rstrip(".").upper()[:1] or answer
+            item = check_item({"question": question, "answer": answer}, where)
+            items.append({"id": f"{path.stem}:{lineno}", "question": item["question"], "options": item["options"],
+                          "answer": item["answer"], "relation": code, "level": level,
+                          "domain": domain_of_code(code), "source": str(path)})
+        except InputError as exc:
+            if not skip_bad:
+                raise
+            bad.add(str(exc))
+    return items
+
+
+def load_paths(paths: list[str], skip_bad: bool, bad: BadLines) -> list[dict]:
+    out = []
+    for p in paths:
+        path = Path(p)
+        if not path.exists():
+            raise InputError(f"{path}: no such file")
+        files = sorted(path.rglob("*.json*")) if path.is_dir() else [path]
+        for f in files:
+            out += load_file(f, skip_bad, bad)
+    return out
