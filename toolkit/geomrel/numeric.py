@@ -125,6 +125,11 @@ def constraint_residuals(steps, P):
 def degenerate(steps, P, theta) -> bool:
     """Shapes must keep area, derived steps need distinct defining points, 'nonzero' parameters stay away from 0."""
     scale = max(1.0, max(np.abs(v).max() for v in P.values()))
+    named = list(P.values())
+    # two names are two points (a point on a circle may not run into the diameter's far end, ...)
+    if any(np.linalg.norm(named[i] - named[j]) < 1e-6 * scale for i in range(len(named))
+           for j in range(i + 1, len(named))):
+        return True
     for s in steps:
         pts = [P[x] for x in s["pts"] if x in P]
         if s["op"] in N_PARAMS and s["op"] not in ("free", "on_segment", "extension", "parallel", "perpendicular",
