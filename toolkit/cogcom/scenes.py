@@ -95,7 +95,7 @@ def _draw_label(draw, rng, font_file: Path, text: str, color: str, taken, pad=(8
 def _draw_tray(draw, rng, color: str, taken) -> SceneObject | None:
     count, size = rng.randint(5, 25), rng.randint(4, 8)
     cols = rng.randint(5, 7)
-    cell = size + rng.randint(6, 10)
+    cell = size + rng.randint(3, 5)  # gaps of 3-5 px: clear at full size, merged when shrunk
     w, h = cols * cell + 24, -(-25 // cols) * cell + 24
     box = _free_box(rng, taken, w, h)
     if box is None:
@@ -105,8 +105,8 @@ def _draw_tray(draw, rng, color: str, taken) -> SceneObject | None:
     cells = rng.sample(range(cols * (-(-25 // cols))), count)
     shape_boxes = []
     for c in cells:
-        x = box[0] + 12 + (c % cols) * cell + rng.randint(0, cell - size)
-        y = box[1] + 12 + (c // cols) * cell + rng.randint(0, cell - size)
+        x = box[0] + 12 + (c % cols) * cell + rng.randint(0, 1)
+        y = box[1] + 12 + (c // cols) * cell + rng.randint(0, 1)
         sb = [x, y, x + size, y + size]
         if shape == "circle":
             draw.ellipse(sb, fill=rgb)
