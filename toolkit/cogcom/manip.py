@@ -107,10 +107,14 @@ class Workspace:
             raise InputError(f"{where}: CROP_AND_ZOOMIN needs a box, got {boxes.kind}")
         if not boxes.data:
             raise InputError(f"{where}: CROP_AND_ZOOMIN got no box (the grounding found nothing)")
-        factor = float(args[1]) if len(args) > 1 and number_in(args[1]) is not None else 2.0
+        box = boxes.data[0]
+        if len(args) > 1 and args[1].strip().strip("`") == "auto":  # fill the perceiver's budget, x2..x4
+            factor = float(min(4, max(2, self.budget // max(1, box[2] - box[0], box[3] - box[1]))))
+        else:
+            factor = float(args[1]) if len(args) > 1 and number_in(args[1]) is not None else 2.0
         if not 1 <= factor <= 8:
             raise InputError(f"{where}: zoom factor {factor:g} outside [1, 8]")
-        image = crop_and_zoomin(self.images[boxes.image], boxes.data[0], factor)
+        image = crop_and_zoomin(self.images[boxes.image], box, factor)
         name = f"img_{len(self.images)}"
         self.images[name], self.current = image, name
         return Value("image", None, name)
