@@ -59,6 +59,13 @@ class Workspace:
         self.images["img_0"] = self.image.convert("RGB")
         self.values["img_0"] = Value("image", None, "img_0")
 
+    def fork(self) -> Workspace:
+        """A branch that shares the images made so far but adds its own (for synthesis trees)."""
+        twin = Workspace.__new__(Workspace)
+        twin.image, twin.grounder, twin.reader, twin.budget = self.image, self.grounder, self.reader, self.budget
+        twin.images, twin.values, twin.current = dict(self.images), dict(self.values), self.current
+        return twin
+
     # -- argument resolution -------------------------------------------------------------------------------
     def _lookup(self, arg: str, where: str) -> Value:
         name = arg.strip().strip("`")
@@ -117,7 +124,7 @@ class Workspace:
         image = crop_and_zoomin(self.images[boxes.image], box, factor)
         name = f"img_{len(self.images)}"
         self.images[name], self.current = image, name
-        return Value("image", None, name)
+        return Value("image", {"on": boxes.image, "box": box, "x": factor}, name)
 
     def _ocr(self, args: list[str], where: str) -> Value:
         region = self._region(args[0], where) if args else self.images[self.current]

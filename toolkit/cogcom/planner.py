@@ -52,11 +52,12 @@ def plan_text(question: str) -> str:
 
 
 def _question(messages: list[dict]) -> str:
+    """The asked question: the last "Question:" of the first user turn (demonstrations come before it)."""
     for m in messages:
         if m["role"] == "user":
-            found = QUESTION.search(message_text(m))
+            found = QUESTION.findall(message_text(m))
             if found:
-                return found.group(1).strip()
+                return found[-1].strip()
     return ""
 
 

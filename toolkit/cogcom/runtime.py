@@ -13,14 +13,13 @@ import time
 
 from PIL import Image
 
-from toolkit.cogcom.chain import Call, last_inline_call
+from toolkit.cogcom.chain import Call, last_inline_call, parse_call
 from toolkit.cogcom.ground import perceive
 from toolkit.cogcom.images import image_part, image_ref, stored_messages
 from toolkit.cogcom.manip import Value, Workspace
 from toolkit.cogcom.metrics import similarity
 from toolkit.cogcom.planner import steps_for
 from toolkit.cogcom.scenes import format_number
-from toolkit.cogcom.chain import parse_call
 from toolkit.core.errors import InputError
 
 POLICIES = ("fixed", "oneshot", "oneshot-native", "vlm")
@@ -38,7 +37,7 @@ def value_text(value: Value, ws: Workspace) -> str:
     if value.kind == "text":
         return str(value.data)
     brief = value.brief(ws.images)
-    return brief["text"] if value.kind == "boxes" else f"new image {brief['image']} {brief['size'][0]}x{brief['size'][1]}"
+    return brief["text"] if value.kind == "boxes" else f"{brief['image']} ({brief['size'][0]}x{brief['size'][1]})"
 
 
 def step_record(i: int, call: Call, value: Value | None, error: str, ws: Workspace, turn: int | None = None) -> dict:

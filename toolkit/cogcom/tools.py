@@ -42,13 +42,19 @@ def make_grounder(spec: str, llm=None):
 
 def make_reader(spec: str):
     if spec == "tesseract":
-        from toolkit.cogcom.ocr import ocr, require_tesseract
+        return _tesseract
 
-        require_tesseract()
-        return ocr
     if spec.startswith("py:"):
         return _load(spec, "--ocr")
     raise InputError(f"--ocr {spec}: expected tesseract or py:MOD:FN")
+
+
+def _tesseract(image: Image.Image, budget: int, mode: str) -> str:
+    """tesseract, checked on first use (a chain without OCR runs without it)."""
+    from toolkit.cogcom.ocr import ocr, require_tesseract
+
+    require_tesseract()
+    return ocr(image, budget, mode)
 
 
 def vlm_ground(llm, image: Image.Image, phrase: str, budget: int) -> list[list[int]]:
