@@ -196,7 +196,8 @@ def synth(
 ):
     """Write steps with an LLM, execute them into trees (DFS over groundings), keep root-to-found paths.
 
-    Example: reason cogcom synth --items d/items.jsonl --llm py:toolkit.cogcom.planner:plan --out syn --export llava syn/llava.json
+    Example: reason cogcom synth --items d/items.jsonl --llm py:toolkit.cogcom.planner:plan --out syn
+    --export llava syn/llava.json
     """
     from toolkit.cogcom.export import export_chain
     from toolkit.cogcom.images import open_image

@@ -18,9 +18,9 @@ def _bounded_pow(a, b):
 
 def calculate(expr: str, where: str = "CALCULATE") -> float:
     """The value of an arithmetic expression; names, calls, attributes and huge powers are input errors."""
-    from simpleeval import DEFAULT_OPERATORS, SimpleEval
-
     import ast
+
+    from simpleeval import DEFAULT_OPERATORS, SimpleEval
 
     ops = {**DEFAULT_OPERATORS, ast.Pow: _bounded_pow}
     evaluator = SimpleEval(operators=ops, functions={}, names={})

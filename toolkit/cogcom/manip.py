@@ -92,7 +92,7 @@ class Workspace:
     # -- the manipulations ---------------------------------------------------------------------------------
     def run(self, call: Call, where: str = "step") -> Value:
         handler = getattr(self, "_" + call.name.lower())
-        value = handler(call.args, where)
+        value = handler(call.args, f"{where}: {call.name}")
         if call.var:
             self.values[call.var] = value
         return value

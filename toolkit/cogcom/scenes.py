@@ -69,7 +69,8 @@ def _clutter(draw: ImageDraw.ImageDraw, rng: random.Random) -> None:
         tint = (g + rng.randint(-8, 8), g + rng.randint(-8, 8), g + rng.randint(-8, 8))
         x, y = rng.randint(0, WIDTH), rng.randint(0, HEIGHT)
         if rng.random() < 0.5:
-            draw.line([x, y, x + rng.randint(-150, 150), y + rng.randint(-150, 150)], fill=tint, width=rng.randint(1, 3))
+            end = (x + rng.randint(-150, 150), y + rng.randint(-150, 150))
+            draw.line([x, y, *end], fill=tint, width=rng.randint(1, 3))
         else:
             draw.rectangle([x, y, x + rng.randint(10, 90), y + rng.randint(10, 60)], outline=tint, width=1)
 

@@ -32,6 +32,7 @@ def score_chains(chains: list[dict], golds: dict[str, dict], metric: str) -> dic
             if sec is not None:
                 secs.append(float(sec))
     unanswered = [i for i in golds if i not in {c["id"] for c in chains}]
-    return {"metric": metric, **_block(values, seconds), "by_kind": {k: _block(*v) for k, v in sorted(per_kind.items())},
+    return {"metric": metric, **_block(values, seconds),
+            "by_kind": {k: _block(*v) for k, v in sorted(per_kind.items())},
             "by_policy": {k: _block(*v) for k, v in sorted(per_policy.items())}, "unknown_ids": missing,
             "unanswered": len(unanswered)}
