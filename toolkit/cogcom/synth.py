@@ -15,15 +15,15 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass
-from pathlib import Path
 
 from toolkit.cogcom.manip import Value, Workspace
 from toolkit.cogcom.metrics import first_number, normalize, similarity
 from toolkit.cogcom.runtime import value_text
 from toolkit.cogcom.steps import Step, parse_steps, variables_in
+from toolkit.core.assets import asset_path
 from toolkit.core.errors import InputError
 
-DEMOS = Path(__file__).with_name("demos.json")
+DEMOS = asset_path("cogcom/demos.json")
 ROLE = ("You are a visual reasoning teacher. Break a question about an image into a chain of manipulations "
         "that a program can execute.")
 MANIPULATION_LIST = ("Manipulations (Name(Input)->Return): GROUNDING(a phrase)->boxes, OCR(an image or a region)->"
