@@ -6,6 +6,7 @@ white margin, which is what tesseract's line model expects; light-on-dark signs 
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 
@@ -57,6 +58,7 @@ def ocr(image: Image.Image, budget: int, mode: str = "crop") -> str:
     """Text of a crop (one line) or of a whole scene (lines joined by newlines)."""
     import pytesseract
 
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # tesseract's own threads only slow small crops down
     seen, _ = perceive(image.convert("RGB"), budget)
     if mode == "crop":
         return clean(pytesseract.image_to_string(binarize(seen), config="--psm 7"))
