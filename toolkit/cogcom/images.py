@@ -18,31 +18,24 @@ def png_bytes(image: Image.Image) -> bytes:
     return buf.getvalue()
 
 
+def data_url(image: Image.Image) -> str:
+    return "data:image/png;base64," + base64.b64encode(png_bytes(image)).decode("ascii")
+
+
 def image_ref(image: Image.Image) -> str:
-    return "image:sha256:" + hashlib.sha256(png_bytes(image)).hexdigest()[:16]
+    """The reference replay recordings use for this image (sha256 of its PNG data URL, 16 hex)."""
+    return "image:sha256:" + hashlib.sha256(data_url(image).encode("utf-8")).hexdigest()[:16]
 
 
 def image_part(image: Image.Image) -> dict:
-    url = "data:image/png;base64," + base64.b64encode(png_bytes(image)).decode("ascii")
-    return {"type": "image_url", "image_url": {"url": url}}
+    return {"type": "image_url", "image_url": {"url": data_url(image)}}
 
 
 def stored_messages(messages: list[dict]) -> list[dict]:
-    """Messages with every data-URL image replaced by its `image:sha256:` reference (for records)."""
-    out = []
-    for m in messages:
-        content = m["content"]
-        if isinstance(content, list):
-            parts = []
-            for p in content:
-                if p.get("type") == "image_url" and p["image_url"]["url"].startswith("data:"):
-                    raw = base64.b64decode(p["image_url"]["url"].split(",", 1)[1])
-                    ref = "image:sha256:" + hashlib.sha256(raw).hexdigest()[:16]
-                    p = {"type": "image_url", "image_url": {"url": ref}}
-                parts.append(p)
-            content = parts
-        out.append({"role": m["role"], "content": content})
-    return out
+    """Messages with every data-URL image replaced by its `image:sha256:` reference, as recordings keep them."""
+    from toolkit.core.llm.base import normalize_request
+
+    return normalize_request(messages, 1, 0.0, 1, None)["messages"]
 
 
 def open_image(path: Path, where: str) -> Image.Image:
