@@ -144,3 +144,21 @@ def test_exec_keeps_steps_before_a_fault(reason, scenes, tmp_path):
     assert res.returncode == 2
     steps = _records(res.stdout)
     assert [s["result"] for s in steps][0] == 4.75 and (tmp_path / "img_1.png").is_file()
+
+
+def test_solve_resume_skips_answered_items(reason, scenes, tmp_path):
+    asked = []
+
+    def respond(body):
+        asked.append(body)
+        return 200, chat_payload([f"So the answer is A{len(asked)}."])
+
+    out = tmp_path / "chains.jsonl"
+    with StubServer(respond) as server:
+        common = ["cogcom", "solve", "--items", str(scenes / "items.jsonl"), "--policy", "vlm",
+                  "--llm", f"openai:stub@{server.url}", "--out", str(out)]
+        assert reason(*common, "--limit", "2").returncode == 0
+        res = reason(*common, "--resume")
+    assert res.returncode == 0, res.stderr
+    chains = _records(out.read_text())
+    assert len(asked) == 5 and [c["answer"] for c in chains] == ["A1", "A2", "A3", "A4", "A5"]
