@@ -97,13 +97,13 @@ def exec_chain(
     Example: reason cogcom exec scene.png "GROUNDING(red sign)->b; CROP_AND_ZOOMIN(b, 2)->i; OCR(i)->t"
     """
     from toolkit.cogcom.chain import parse_chain
-    from toolkit.cogcom.images import open_image
+    from toolkit.cogcom.images import load_image
     from toolkit.cogcom.manip import Workspace
     from toolkit.cogcom.runtime import step_record
 
     _check_budget(budget)
     calls = parse_chain(chain)
-    picture = open_image(image, str(image))
+    picture = load_image(image)
     ground_fn, read_fn = _perceivers(grounder, ocr)
     ws = Workspace(picture, ground_fn, read_fn, budget)
     with open_writer(out) as writer:
@@ -141,7 +141,7 @@ def solve(
 
     Example: reason cogcom solve --items d/items.jsonl --policy vlm --llm openai:qwen2-vl@http://localhost:8000/v1
     """
-    from toolkit.cogcom.images import open_image
+    from toolkit.cogcom.images import load_image
     from toolkit.cogcom.items import read_items
     from toolkit.cogcom.runtime import POLICIES, solve_item
 
@@ -169,7 +169,7 @@ def solve(
             n += 1
             if item["id"] in done:
                 continue
-            picture = open_image(Path(item["image_path"]), f"item {item['id']}")
+            picture = load_image(item["image_path"], f"item {item['id']}")
             result = solve_item(item, picture, policy, grounder=ground_fn, reader=read_fn, budget=budget,
                                 llm=backend, execute=execute, max_turns=max_turns)
             writer.write(make_record("cogcom.chain", **result, budget=budget))
@@ -200,7 +200,7 @@ def synth(
     --export llava syn/llava.json
     """
     from toolkit.cogcom.export import export_chain
-    from toolkit.cogcom.images import open_image
+    from toolkit.cogcom.images import load_image
     from toolkit.cogcom.items import read_items
     from toolkit.cogcom.synth import Rules, maximal, pick_demos, synth_item
 
@@ -223,7 +223,7 @@ def synth(
     out.mkdir(parents=True, exist_ok=True)
     with open_writer(out / "trees.jsonl") as tree_writer, open_writer(out / "chains.jsonl") as chain_writer:
         for item in read_items(items, skip_bad, bad):
-            picture = open_image(Path(item["image_path"]), f"item {item['id']}")
+            picture = load_image(item["image_path"], f"item {item['id']}")
             tree = synth_item(item, picture, backend, shown, shots, ground_fn, read_fn, budget, rules)
             tree_writer.write(make_record("cogcom.tree", **tree))
             trees.append(tree)
