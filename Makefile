@@ -17,6 +17,7 @@ export PYTHONHASHSEED := 0
 # Debian packages some systems need (one line per system; `make sysdeps` installs them as root).
 SYSDEPS += ngspice libngspice0-dev
 SYSDEPS += chromium chromium-driver
+SYSDEPS += tesseract-ocr tesseract-ocr-eng
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 install: $(STAMP)

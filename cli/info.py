@@ -36,7 +36,24 @@ def gather() -> dict:
     import numba
 
     facts["numba_threading_layer"] = numba.config.THREADING_LAYER
+    facts["tesseract"] = tesseract_version()
     return facts
+
+
+def tesseract_version() -> str | None:
+    """The tesseract program's version (OCR for cogcom), or None when it is not installed."""
+    import shutil
+    import subprocess
+
+    exe = shutil.which("tesseract")
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    first = (done.stdout or done.stderr).splitlines()
+    return first[0].split()[-1] if first else "unknown"
 
 
 def show(facts: dict) -> None:
@@ -47,6 +64,7 @@ def show(facts: dict) -> None:
     table.add_row("torch device", facts["torch_device"])
     table.add_row("CUDA available", str(facts["cuda"]))
     table.add_row("numba threading layer", str(facts["numba_threading_layer"]))
+    table.add_row("tesseract (cogcom OCR)", facts.get("tesseract") or "missing (make sysdeps)")
     for extra, ok in facts["extras"].items():
         table.add_row(f"extra: {extra}", "installed" if ok else "missing")
     for name, version in facts["packages"].items():

@@ -7,10 +7,7 @@ the sample had one (so `reason aha eval` can score verdicts on their own).
 
 from __future__ import annotations
 
-import base64
-import io
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 from toolkit.aha.prompt import YES, split_answer
@@ -18,6 +15,7 @@ from toolkit.aha.samples import Sample
 from toolkit.aha.vlm import VLM, load_image
 from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, make_record
+from toolkit.core.vlm import image_data_url, image_message
 
 VERDICT_TYPE = "aha.verdict"
 
@@ -57,21 +55,8 @@ def detect_local(vlm: VLM, samples: Iterable[Sample], source: str, batch_size: i
         yield from flush()
 
 
-def image_data_url(path: str | Path, where: str = "") -> str:
-    """The image as a data:image/png;base64 URL (re-encoded to PNG after checking it decodes)."""
-    return pil_data_url(load_image(path, where=where))
-
-
-def pil_data_url(image) -> str:
-    buf = io.BytesIO()
-    image.save(buf, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 def vlm_messages(sample: Sample) -> list[dict[str, Any]]:
-    url = image_data_url(sample.image, where=sample.sample_id)
-    return [{"role": "user", "content": [{"type": "text", "text": sample.question},
-                                         {"type": "image_url", "image_url": {"url": url}}]}]
+    return [image_message(sample.question, image_data_url(sample.image, where=sample.sample_id))]
 
 
 def detect_llm(llm, samples: Iterable[Sample], max_new_tokens: int = 128) -> Iterator[dict[str, Any]]:

@@ -188,7 +188,7 @@ def vlm_judge(vlm, max_new_tokens: int = 48) -> Judge:
 
 
 def llm_judge(llm) -> Judge:
-    from toolkit.aha.detect import pil_data_url
+    from toolkit.core.vlm import pil_data_url
 
     def judge(image, question: str, subtask: str) -> str:
         messages = [{"role": "user", "content": [{"type": "text", "text": question},

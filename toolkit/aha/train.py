@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,10 +24,22 @@ from toolkit.aha.scenes import scene_of, write_scenes
 from toolkit.aha.vision_aux import CHANCE, IGNORE, VisionProbe, stuck_at_chance
 from toolkit.aha.vlm import VLM, load_image, load_vlm
 from toolkit.core import console
-from toolkit.core.errors import InputError, RuntimeFailure
+from toolkit.core.errors import InputError
 from toolkit.core.records import RecordWriter, make_record
-
-CKPT = "checkpoint"
+from toolkit.core.vlm_train import (
+    CKPT,
+    answer_loss,
+    collate,
+    encode_example,
+    epoch_batches,
+    evaluate_loss,
+    load_checkpoint,
+    prepare_model,
+    save_checkpoint,
+    save_final,
+    tail_mean,
+    warmup_cosine,
+)
 
 
 @dataclass
@@ -65,81 +76,13 @@ AUG_SIZES = (48, 256)  # view sizes a resolution-augmented grid is redrawn at (t
 
 def encode_sample(vlm: VLM, sample: Sample, with_answer: bool = True) -> dict[str, Any]:
     """Processor tensors for one sample with labels masking everything but the answer."""
-    tok = vlm.tokenizer
     image = vlm.prepare(vlm.fit(load_image(sample.image, where=sample.sample_id), where=sample.sample_id))
-    prompt = vlm.prompt(sample.question)
-    text = f"{prompt} {sample.answer}{tok.eos_token or ''}" if with_answer else prompt
-    full = vlm.processor(images=[image], text=[text], return_tensors="pt")
-    n_prompt = vlm.processor(images=[image], text=[prompt], return_tensors="pt")["input_ids"].shape[1]
-    item = {k: v[0] if k in ("input_ids", "attention_mask") else v for k, v in full.items()}
-    labels = item["input_ids"].clone()
-    labels[:n_prompt] = -100
-    item["labels"] = labels
-    return item
-
-
-def _tail_mean(values: list[float], n: int) -> float:
-    """Mean of the last n values (0.0 for none)."""
-    tail = values[-n:]
-    return sum(tail) / max(1, len(tail))
-
-
-def collate(items: list[dict[str, Any]], pad_id: int) -> dict[str, Any]:
-    """Right-pad token tensors; concatenate image tensors along the first axis."""
-    import torch
-
-    width = max(int(it["input_ids"].shape[0]) for it in items)
-    out: dict[str, Any] = {}
-    for key, fill in (("input_ids", pad_id), ("attention_mask", 0), ("labels", -100)):
-        rows = []
-        for it in items:
-            t = it[key]
-            rows.append(torch.cat([t, torch.full((width - t.shape[0],), fill, dtype=t.dtype)]))
-        out[key] = torch.stack(rows)
-    for key in items[0]:
-        if key not in out:
-            out[key] = torch.cat([it[key] for it in items], dim=0)
-    return out
+    return encode_example(vlm, image, vlm.prompt(sample.question), sample.answer if with_answer else None)
 
 
 def _prepare_model(vlm: VLM, cfg: TrainConfig):
-    model = vlm.model
-    if cfg.full:
-        for p in model.parameters():
-            p.requires_grad_(True)
-        return model
-    from peft import LoraConfig, get_peft_model
-
-    if cfg.load_in_4bit:
-        from peft import prepare_model_for_kbit_training
-
-        model = prepare_model_for_kbit_training(model)
-    lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
-                      target_modules=list(cfg.lora_targets), bias="none")
-    try:
-        return get_peft_model(model, lora)
-    except ValueError as exc:
-        raise InputError(f"--lora-targets {','.join(cfg.lora_targets)}: {str(exc).splitlines()[0]}") from None
-
-
-def answer_loss(model, batch: dict[str, Any], verdict_weight: float = 1.0):
-    """Token cross-entropy over the answer; the first answer token (the Yes/No verdict) weighs
-    `verdict_weight` times the others, so the binary decision is not drowned by the explanation."""
-    import torch.nn.functional as F
-
-    if verdict_weight == 1.0:
-        return model(**batch).loss
-    labels = batch["labels"]
-    logits = model(**{k: v for k, v in batch.items() if k != "labels"}).logits[:, :-1].float()
-    target = labels[:, 1:]
-    mask = target != -100
-    ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.clamp(min=0).reshape(-1),
-                         reduction="none").view_as(target)
-    weights = mask.float()
-    first = mask.int().argmax(dim=1)
-    rows = mask.any(dim=1).nonzero().squeeze(1)
-    weights[rows, first[rows]] = verdict_weight
-    return (ce * weights).sum() / weights.sum().clamp(min=1.0)
+    return prepare_model(vlm.model, full=cfg.full, lora_r=cfg.lora_r, lora_alpha=cfg.lora_alpha,
+                         lora_dropout=cfg.lora_dropout, lora_targets=cfg.lora_targets, load_in_4bit=cfg.load_in_4bit)
 
 
 def augmented_pixels(vlm: VLM, sample: Sample, rng: random.Random):
@@ -155,36 +98,6 @@ def augmented_pixels(vlm: VLM, sample: Sample, rng: random.Random):
 
 def is_vision_side(name: str) -> bool:
     return any(part in name for part in VISION_SIDE)
-
-
-def _trainable_state(model) -> dict[str, Any]:
-    return {n: p.detach().cpu().clone() for n, p in model.named_parameters() if p.requires_grad}
-
-
-def _batches(n: int, batch_size: int, seed: int, epoch: int) -> list[list[int]]:
-    order = list(range(n))
-    random.Random(seed * 1000003 + epoch).shuffle(order)
-    return [order[i:i + batch_size] for i in range(0, n, batch_size)]
-
-
-def evaluate_loss(model, items: list[dict[str, Any]], pad_id: int, batch_size: int, device) -> float | None:
-    import torch
-
-    if not items:
-        return None
-    was_training = model.training
-    model.eval()
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for i in range(0, len(items), batch_size):
-            chunk = items[i:i + batch_size]
-            batch = {k: v.to(device) for k, v in collate(chunk, pad_id).items()}
-            loss = model(**batch).loss
-            n = int((batch["labels"][:, 1:] != -100).sum())
-            total += float(loss) * n
-            count += n
-    model.train(was_training)
-    return total / max(count, 1)
 
 
 def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = None) -> dict[str, Any]:
@@ -236,26 +149,14 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     scheduled = int(math.ceil(per_epoch * cfg.epochs))  # the LR schedule spans --epochs ...
     total = scheduled if cfg.max_steps is None else min(scheduled, cfg.max_steps)  # ... --max-steps only stops
 
-    def lr_at(step: int) -> float:
-        if step < cfg.warmup:
-            return cfg.lr * (step + 1) / cfg.warmup
-        frac = (step - cfg.warmup) / max(1, scheduled - cfg.warmup)
-        return cfg.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, frac))))
+    lr_at = warmup_cosine(cfg.lr, cfg.warmup, scheduled)
 
     step, history, probe_history = 0, [], []
     if resume and (ckpt / "state.pt").exists():
-        state = torch.load(ckpt / "state.pt", map_location="cpu", weights_only=False)
-        if state["config"] != _comparable(cfg):
-            raise InputError(f"{ckpt}: --resume with different training options than the interrupted run")
-        unwrapped = accelerator.unwrap_model(model)
-        missing = unwrapped.load_state_dict(state["weights"], strict=False)
-        if missing.unexpected_keys:
-            raise RuntimeFailure(f"{ckpt}: checkpoint does not match the model ({missing.unexpected_keys[0]})")
+        state = load_checkpoint(ckpt, accelerator.unwrap_model(model), optimizer, _comparable(cfg))
         if probe is not None:
             probe.load_state_dict(state["probe"])
-        optimizer.load_state_dict(state["optimizer"])
         step, history = int(state["step"]), list(state["history"])
-        torch.set_rng_state(state["torch_rng"])
         console.info(f"resuming at step {step}/{total}")
     log = RecordWriter(out / "train_log.jsonl", append=resume)
     model.train()
@@ -264,7 +165,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
         advance(step)
         while step < total:
             epoch, index = divmod(step, per_epoch)
-            batches = _batches(len(train_items), cfg.batch_size, cfg.seed, epoch)
+            batches = epoch_batches(len(train_items), cfg.batch_size, cfg.seed, epoch)
             idx = batches[index]
             shard = idx[rank::world] or idx
             chosen = [train_items[i] for i in shard]
@@ -300,7 +201,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             if warming:
                 record["stage"] = "vision-warmup"
             if probe_history:
-                record["probe_loss"] = round(_tail_mean(probe_history, 10), 5)
+                record["probe_loss"] = round(tail_mean(probe_history, 10), 5)
             if end_of_epoch:
                 record["val_loss"] = evaluate_loss(model, val_items, pad_id, cfg.batch_size, accelerator.device)
             if step % 10 == 0 or end_of_epoch:
@@ -313,7 +214,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     probe_end = None
     if probe is not None:
         probe.close()
-        probe_end = _tail_mean(probe_history, per_epoch)
+        probe_end = tail_mean(probe_history, per_epoch)
         if probe_history and stuck_at_chance(probe_end):
             console.warn(f"the vision probe ended at chance (loss {probe_end:.3f} over the last epoch, chance "
                          f"{CHANCE:.3f}): the model has likely learned to answer from the text alone; "
@@ -325,7 +226,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                "vision_probe_loss": None if probe_end is None else round(probe_end, 5),
                "held_out_samples": len(held), "trainable_params": n_trainable,
                "first_loss": history[0] if history else None,
-               "last_loss": _tail_mean(history, 10) if history else None,
+               "last_loss": tail_mean(history, 10) if history else None,
                "val_loss": val_loss, "val_episodes": sorted({s.episode_id for s in val_s}),
                "holdout_tasks": sorted(cfg.holdout_tasks), "config": asdict(cfg)}
     if accelerator.is_main_process:
@@ -356,20 +257,9 @@ def _comparable(cfg: TrainConfig) -> dict[str, Any]:
 
 def _save_checkpoint(ckpt: Path, model, optimizer, step: int, history: list[float], cfg: TrainConfig,
                      probe: VisionProbe | None = None) -> None:
-    import torch
-
-    ckpt.mkdir(parents=True, exist_ok=True)
-    tmp = ckpt / "state.pt.tmp"
-    torch.save({"weights": _trainable_state(model), "optimizer": optimizer.state_dict(), "step": step,
-                "history": history, "config": _comparable(cfg), "torch_rng": torch.get_rng_state(),
-                "probe": probe.state_dict() if probe else None}, tmp)
-    tmp.replace(ckpt / "state.pt")
+    save_checkpoint(ckpt, model, optimizer, step, history, _comparable(cfg),
+                    probe=probe.state_dict() if probe else None)
 
 
 def _save_final(model, vlm: VLM, cfg: TrainConfig, out: Path) -> None:
-    model.save_pretrained(out)
-    if cfg.full:
-        vlm.processor.save_pretrained(out)
-        spec = Path(cfg.model) / "tiny_spec.json"
-        if spec.is_file():
-            shutil.copy(spec, out / "tiny_spec.json")
+    save_final(model, vlm, cfg.full, cfg.model, out)

@@ -1,15 +1,12 @@
-"""A word-level tokenizer built locally from the question/answer vocabulary of FailGen samples."""
+"""The word vocabulary of AHA conversations (the tokenizer itself lives in toolkit.core.tiny_vlm)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from toolkit.aha.prompt import QUESTION_TEMPLATE
-
-SPECIALS = ["<pad>", "<s>", "</s>", "<unk>", "<image>"]
-IMAGE_TOKEN = "<image>"
-WORD_RE = re.compile(r"\w+|[^\w\s]")
+from toolkit.core import tiny_vlm
+from toolkit.core.tiny_vlm import IMAGE_TOKEN, SPECIALS, WORD_RE, build_tokenizer, detokenize, words_of
 
 # Words every AHA conversation can use even when the data did not show them.
 BASE_TEXT = (
@@ -20,29 +17,10 @@ BASE_TEXT = (
 )
 
 
-def words_of(text: str) -> list[str]:
-    return WORD_RE.findall(text)
-
-
 def build_vocab(texts: Iterable[str]) -> list[str]:
     """Specials, then every word of BASE_TEXT and of `texts`, in first-seen order (deterministic)."""
-    seen = dict.fromkeys(SPECIALS)
-    for text in [BASE_TEXT, *texts]:
-        for w in words_of(text):
-            seen.setdefault(w, None)
-    return list(seen)
+    return tiny_vlm.build_vocab(texts, BASE_TEXT)
 
 
-def build_tokenizer(vocab: list[str]):
-    """A fast word-level tokenizer: words and single punctuation marks are tokens."""
-    from toolkit.core.tokenizers import word_tokenizer
-
-    return word_tokenizer(vocab, split_punctuation=True, extra_special_tokens={"image_token": IMAGE_TOKEN})
-
-
-def detokenize(text: str) -> str:
-    """Undo the spaces a word-level decoder puts around punctuation."""
-    text = re.sub(r"\s+([,.;:!?)])", r"\1", text)
-    text = re.sub(r"\(\s+", "(", text)
-    text = re.sub(r"\s*([-_])\s*", r"\1", text)
-    return text.strip()
+__all__ = ["BASE_TEXT", "IMAGE_TOKEN", "SPECIALS", "WORD_RE", "build_tokenizer", "build_vocab", "detokenize",
+           "words_of"]

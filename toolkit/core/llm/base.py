@@ -119,14 +119,29 @@ class Backend(ABC):
 def normalize_request(
     messages: list[Message], n: int, temperature: float, max_tokens: int, stop: list[str] | None
 ) -> dict[str, Any]:
-    """The request as a canonical JSON-able dict (backend and model excluded, so replays port)."""
+    """The request as a canonical JSON-able dict (backend and model excluded, so replays port). Image data
+    URLs are kept as `image:sha256:<16 hex>` of the URL, so keys and recordings hold no base64; text-only
+    requests are unchanged (older recordings still load)."""
     return {
-        "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+        "messages": [{"role": m["role"], "content": _content_key(m["content"])} for m in messages],
         "n": int(n),
         "temperature": round(float(temperature), 6),
         "max_tokens": int(max_tokens),
         "stop": list(stop) if stop else None,
     }
+
+
+def _content_key(content: Any) -> Any:
+    if not isinstance(content, list):
+        return content
+    out = []
+    for part in content:
+        url = (part.get("image_url") or {}).get("url") if isinstance(part, dict) else None
+        if isinstance(url, str) and url.startswith("data:"):
+            digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:16]
+            part = {**part, "image_url": {**part["image_url"], "url": f"image:sha256:{digest}"}}
+        out.append(part)
+    return out
 
 
 def request_key(request: dict[str, Any]) -> str:

@@ -1,0 +1,164 @@
+"""`reason cogcom` end to end: the real CLI on drawn scenes, a stub OpenAI server in the loop, bad inputs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.support.openai_stub import StubServer, chat_payload
+
+
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory):
+    from tests.conftest import run_reason
+
+    out = tmp_path_factory.mktemp("cogcom") / "d"
+    res = run_reason("cogcom", "scenes", "--n", "5", "--seed", "10000", "--fonts", "heldout", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    return out
+
+
+def _records(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_scenes_solve_eval_pipeline(reason, scenes):
+    items = _records((scenes / "items.jsonl").read_text())
+    assert [i["kind"] for i in items] == ["read", "count", "read", "count", "compute"]
+    assert all((scenes / i["image"]).is_file() and i["boxes"] for i in items)
+    if shutil.which("tesseract") is None:
+        pytest.skip("tesseract is not installed")
+    solved = reason("cogcom", "solve", "--items", str(scenes / "items.jsonl"), "--policy", "fixed")
+    assert solved.returncode == 0, solved.stderr
+    chains = _records(solved.stdout)
+    assert [c["steps"][0]["name"] for c in chains] == ["GROUNDING"] * 5
+    score = reason("cogcom", "eval", "--pred", "-", "--gold", str(scenes / "items.jsonl"), input=solved.stdout)
+    result = _records(score.stdout)[0]
+    assert result["n"] == 5 and result["score"] >= 0.8, result
+
+
+def _image_count(body: dict) -> int:
+    return sum(1 for m in body["messages"] if isinstance(m["content"], list)
+               for p in m["content"] if p.get("type") == "image_url")
+
+
+def test_vlm_loop_against_a_stub_server(reason, scenes):
+    replies = iter(["GROUNDING(red sign)->b gives the sign; CROP_AND_ZOOMIN([[100,100,400,400]], 2)",
+                    "It shows COUNTING(b) signs, so the answer is EXIT."])
+
+    def respond(body):
+        return 200, chat_payload([next(replies)])
+
+    with StubServer(respond) as server:
+        res = reason("cogcom", "solve", "--items", str(scenes / "items.jsonl"), "--policy", "vlm", "--limit", "1",
+                     "--llm", f"openai:stub@{server.url}", "--execute", "images")
+        assert res.returncode == 0, res.stderr
+        first, second = server.requests
+    # the crop comes back as a second image with the runtime prompt; a CROP_AND_ZOOMIN-only runtime ends at a
+    # reply whose last call is another manipulation
+    assert _image_count(first) == 1 and _image_count(second) == 2
+    assert second["messages"][-1]["content"][1]["text"] == "Based on this new image and the reasoning history:"
+    chain = _records(res.stdout)[0]
+    assert chain["steps"][0]["name"] == "CROP_AND_ZOOMIN" and chain["steps"][0]["result"]["size"] == [614, 462]
+    assert chain["turns"][0]["content"][0]["image_url"]["url"].startswith("image:sha256:")
+    assert chain["answer"] == "EXIT" and chain["stopped"] == "answer" and len(chain["steps"]) == 1
+
+
+def test_vlm_errors_reported_back_and_turn_cap(reason, scenes):
+    bodies = []
+
+    def respond(body):
+        bodies.append(body)
+        return 200, chat_payload(["Let me try CROP_AND_ZOOMIN([[900,900,100,100]], 2)"])
+
+    with StubServer(respond) as server:
+        res = reason("cogcom", "solve", "--items", str(scenes / "items.jsonl"), "--policy", "vlm", "--limit", "1",
+                     "--llm", f"openai:stub@{server.url}", "--max-turns", "10")
+    assert res.returncode == 0, res.stderr
+    assert len(bodies) == 10
+    chain = _records(res.stdout)[0]
+    assert chain["stopped"] == "max-turns" and chain["answer"] is None
+    assert all("inverted" in s["error"] for s in chain["steps"])
+    assert "CROP_AND_ZOOMIN failed" in bodies[1]["messages"][-1]["content"][0]["text"]
+
+
+def test_planner_stand_in_is_labelled(reason, scenes):
+    if shutil.which("tesseract") is None:
+        pytest.skip("tesseract is not installed")
+    res = reason("cogcom", "solve", "--items", str(scenes / "items.jsonl"), "--policy", "vlm", "--limit", "2",
+                 "--llm", "py:toolkit.cogcom.planner:plan")
+    chains = _records(res.stdout)
+    assert res.returncode == 0 and all(c["backend"] == "stand-in" for c in chains)
+    assert chains[1]["answer"] == _records((scenes / "items.jsonl").read_text())[1]["answer"]
+    assert "pipeline demo, not a model result" in res.stderr
+
+
+def _in_process(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
+    """The real `reason` entry point in this process (the many bad-input cases would each pay a start-up)."""
+    from cli.main import main
+
+    monkeypatch.setattr("sys.argv", ["reason", *args])
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code or 0
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_bad_inputs_exit_2(scenes, tmp_path, capsys, monkeypatch):
+    image = scenes / "images" / "heldout-10000-read.png"
+    cases = [
+        (["exec", str(image), "GROUNDING(red sign->b"], "column 1: cannot parse"),
+        (["exec", str(image), "GROUNDING(red sign)->b; FOO(b)"], "unknown manipulation 'FOO'"),
+        (["exec", str(image), "CROP_AND_ZOOMIN([[0,0,0,10]], 2)"], "zero area"),
+        (["exec", str(image), "CROP_AND_ZOOMIN([[0,0,10,1200]], 2)"], "outside [0,999]"),
+        (["exec", str(image), "CALCULATE(__import__('os'))"], "CALCULATE"),
+        (["exec", str(image), "CALCULATE(2 ** 1000000)"], "too large"),
+        (["exec", str(image), "OCR(t)"], "'t' is used before it is assigned"),
+        (["solve", "--items", str(scenes / "items.jsonl"), "--budget", "16"], "--budget 16"),
+        (["solve", "--items", str(scenes / "items.jsonl"), "--max-turns", "0"], "--max-turns 0"),
+    ]
+    corrupt = tmp_path / "corrupt.png"
+    corrupt.write_bytes(b"not a png")
+    cases.append((["exec", str(corrupt), "OCR(img_0)"], "corrupt"))
+    no_question = tmp_path / "items.jsonl"
+    no_question.write_text(json.dumps({"id": "a", "image": str(image), "answer": "x"}) + "\n")
+    cases.append((["solve", "--items", str(no_question)], "items.jsonl:1: field 'question'"))
+    com = tmp_path / "com.jsonl"
+    com.write_text(json.dumps({"question": "q", "answer": "a"}) + "\n")
+    cases.append((["import-com", str(com)], "com.jsonl:1: field 'final_com'"))
+    for args, message in cases:
+        code, _, err = _in_process(["cogcom", *args], capsys, monkeypatch)
+        assert code == 2, (args, err)
+        assert message in err and len(err.strip().splitlines()) == 1, (args, err)
+
+
+def test_exec_keeps_steps_before_a_fault(reason, scenes, tmp_path):
+    image = scenes / "images" / "heldout-10000-read.png"
+    res = reason("cogcom", "exec", str(image), "CALCULATE(3.5+1.25)->c; LINE([[100,100;900,900]])->l; OCR(q)->t",
+                 "--images", str(tmp_path))
+    assert res.returncode == 2
+    steps = _records(res.stdout)
+    assert [s["result"] for s in steps][0] == 4.75 and (tmp_path / "img_1.png").is_file()
+
+
+def test_solve_resume_skips_answered_items(reason, scenes, tmp_path):
+    asked = []
+
+    def respond(body):
+        asked.append(body)
+        return 200, chat_payload([f"So the answer is A{len(asked)}."])
+
+    out = tmp_path / "chains.jsonl"
+    with StubServer(respond) as server:
+        common = ["cogcom", "solve", "--items", str(scenes / "items.jsonl"), "--policy", "vlm",
+                  "--llm", f"openai:stub@{server.url}", "--out", str(out)]
+        assert reason(*common, "--limit", "2").returncode == 0
+        res = reason(*common, "--resume")
+    assert res.returncode == 0, res.stderr
+    chains = _records(out.read_text())
+    assert len(asked) == 5 and [c["answer"] for c in chains] == ["A1", "A2", "A3", "A4", "A5"]
