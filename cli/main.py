@@ -33,6 +33,7 @@ SYSTEMS = [
     ("maps", "maps"),
     ("metacausal", "metacausal"),
     ("geomrel", "geomrel"),
+    ("sokoban", "sokoban"),
 ]
 
 app = typer.Typer(

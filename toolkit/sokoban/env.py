@@ -103,6 +103,7 @@ class BatchEnv:
         self.n, self.cap, self.sample = n_envs, cap, sample
         self.rng = np.random.default_rng(seed)
         self.next_index = 0
+        self.weights: np.ndarray | None = None  # sampling probabilities over the pool (curriculum)
         h, w = levels[0].shape
         self.walls = np.zeros((n_envs, h, w), np.bool_)
         self.targets = np.zeros_like(self.walls)
@@ -119,7 +120,8 @@ class BatchEnv:
 
     def _load(self, b: int) -> None:
         if self.sample:
-            i = int(self.rng.integers(len(self.pool[0])))
+            n = len(self.pool[0])
+            i = int(self.rng.integers(n)) if self.weights is None else int(self.rng.choice(n, p=self.weights))
         else:
             i = self.next_index % len(self.pool[0])
             self.next_index += 1
