@@ -182,3 +182,297 @@ def train(
                                  seconds=log["seconds"], bytes=size_bytes, config_hash=cfg.digest(),
                                  last=log["history"][-1] if log["history"] else None))
 
+
+
+
+def _play_agent(agent_path: Path | None):
+    if agent_path is not None and str(agent_path) == "random":
+        return None
+    return _agent(agent_path)
+
+
+def _random_rollout(levels, seed: int):
+    import numpy as np
+
+    from toolkit.sokoban.env import BatchEnv
+    from toolkit.sokoban.rollout import Episode
+
+    rng = np.random.default_rng(seed)
+    env = BatchEnv(levels, len(levels), sample=False)
+    eps = [Episode(lv.id) for lv in levels]
+    done = np.zeros(len(levels), bool)
+    while not done.all():
+        _, term, trunc = env.step(rng.integers(1, 5, len(levels)), auto_reset=False)
+        for b in np.flatnonzero(~done):
+            eps[b].steps += 1
+            if term[b] or trunc[b]:
+                eps[b].solved, done[b] = bool(term[b]), True
+    return eps
+
+
+@app.command()
+def play(
+    levels: LevelsArg,
+    agent_path: Annotated[Path | None, typer.Option("--agent", help="Agent directory, or 'random' (baseline).")] = None,
+    think: Annotated[str, typer.Option("--think", help="Comma list of thinking steps k.")] = "0",
+    think_mode: Annotated[str, typer.Option("--think-mode", help="noop (counted no-op steps) or free.")] = "noop",
+    no_episodes: Annotated[bool, typer.Option("--no-episodes", help="Only the solve_rate records.")] = False,
+    seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Greedy play with k thinking steps: sokoban.episode per level and k, sokoban.solve_rate per k with
+    the exact McNemar p-value against k=0.
+
+    Example: reason sokoban play assets/sokoban/levels/test.txt --think 0,1,2,4,8 | jq -c 'select(.type=="sokoban.solve_rate")'
+    """
+    from toolkit.sokoban.levels import check_grid
+    from toolkit.sokoban.rollout import rollout
+    from toolkit.sokoban.stats import mcnemar
+
+    ks = _ints(think, "--think", 0)
+    if think_mode not in ("noop", "free"):
+        raise InputError(f"--think-mode {think_mode}: expected noop or free")
+    agent = _play_agent(agent_path)
+    lv = _levels(levels, skip_bad)
+    if agent is not None:
+        check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
+    base = None
+    with open_writer(out) as writer:
+        for k in ks:
+            eps = _random_rollout(lv, seed_or_global(seed)) if agent is None else rollout(agent, lv, k, think_mode)
+            solved = [e.solved for e in eps]
+            if not no_episodes:
+                for level, e in zip(lv, eps):
+                    writer.write(make_record("sokoban.episode", id=e.level_id, think=k, mode=think_mode,
+                                             solved=e.solved, steps=e.steps, boxes=level.n_boxes))
+            if base is None:
+                base = solved
+            by_boxes = {}
+            for nb in sorted({level.n_boxes for level in lv}):
+                sel = [s for s, level in zip(solved, lv) if level.n_boxes == nb]
+                by_boxes[str(nb)] = round(sum(sel) / len(sel), 4)
+            writer.write(make_record("sokoban.solve_rate", think=k, mode=think_mode, n=len(solved),
+                                     solved=sum(solved), rate=round(sum(solved) / len(solved), 4),
+                                     by_boxes=by_boxes, mcnemar_p_vs_k0=mcnemar(base, solved),
+                                     agent="random" if agent is None else str(agent_path or "shipped")))
+
+
+@app.command()
+def collect(
+    levels: LevelsArg,
+    output: Annotated[Path, typer.Option("--out", "-o", help="Dataset file (.safetensors).")],
+    agent_path: AgentOpt = None,
+    episodes: Annotated[int, typer.Option("--episodes", min=1, help="Episodes (levels cycled).")] = 3000,
+    seed: SeedOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Roll the agent out greedily and store obs, last-tick cell/hidden states per layer, CA/CB labels.
+
+    Example: reason sokoban collect train.txt --episodes 3000 -o A.safetensors
+    """
+    from toolkit.sokoban.levels import check_grid
+    from toolkit.sokoban.probes import collect as run
+    from toolkit.sokoban.probes import save_dataset
+
+    agent = _agent(agent_path)
+    lv = _levels(levels, skip_bad)
+    check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
+    data = run(agent, lv, episodes, seed_or_global(seed))
+    save_dataset(data, output, agent.fingerprint)
+    with open_writer(None) as writer:
+        writer.write(make_record("sokoban.dataset", path=str(output), episodes=episodes, steps=int(len(data["CA"])),
+                                 solved=int(data["solved"].sum()), agent_hash=agent.fingerprint))
+
+
+@app.command()
+def probe(
+    train_path: Annotated[Path, typer.Option("--train", help="Dataset from `collect` (train levels).")],
+    test_path: Annotated[Path, typer.Option("--test", help="Dataset from `collect` (disjoint test levels).")],
+    output: Annotated[Path, typer.Option("--out", "-o", help="Probes file (.safetensors); records go to stdout.")],
+    concept: Annotated[str, typer.Option("--concept", help="Comma list of CA, CB.")] = "CA,CB",
+    kernel: Annotated[str, typer.Option("--kernel", help="Comma list of 1, 3.")] = "1,3",
+    source: Annotated[str, typer.Option("--source", help="Comma list of cell, hidden, obs.")] = "cell,hidden,obs",
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per probe (subsample + solver).")] = 5,
+    max_samples: Annotated[int, typer.Option("--max-samples", min=100, help="Training squares per fit.")] = 30000,
+    seed: SeedOpt = None,
+):
+    """Fit square-level logistic-regression probes; one sokoban.probe per (concept, source, layer, kernel, seed)
+    with macro F1 and per-class P/R/F1 on the test dataset; the first seed's weights go to --out.
+
+    Example: reason sokoban probe --train A.safetensors --test B.safetensors --concept CA,CB --kernel 1,3 -o P.safetensors
+    """
+    from toolkit.sokoban.concepts import check_concept
+    from toolkit.sokoban.probes import (SOURCES, features, fit_probe, full_weights, load_dataset, predict,
+                                        probe_key, save_probes, score, source_grid)
+
+    concepts = [check_concept(c) for c in concept.split(",") if c]
+    kernels = _ints(kernel, "--kernel")
+    for k in kernels:
+        if k not in (1, 3):
+            raise InputError(f"--kernel {k}: expected 1 or 3")
+    sources = [s for s in source.split(",") if s]
+    for s in sources:
+        if s not in SOURCES:
+            raise InputError(f"--source {s}: expected one of {', '.join(SOURCES)}")
+    train_data, h1 = load_dataset(train_path)
+    test_data, h2 = load_dataset(test_path)
+    if h1 != h2:
+        raise InputError(f"{test_path}: collected from another agent than {train_path} ({h2} != {h1})")
+    depth = train_data["cell"].shape[1]
+    base = seed_or_global(seed)
+    saved = {}
+    with open_writer(None) as writer:
+        for c in concepts:
+            y_train, y_test = train_data[c].reshape(-1).astype(int), test_data[c].reshape(-1).astype(int)
+            for s in sources:
+                for layer in ([0] if s == "obs" else range(depth)):
+                    for k in kernels:
+                        x_train = features(source_grid(train_data, s, layer), k)
+                        x_test = features(source_grid(test_data, s, layer), k)
+                        for i in range(seeds):
+                            clf = fit_probe(x_train, y_train, base + i, max_samples)
+                            w, b = full_weights(clf)
+                            res = score(y_test, predict(w, b, x_test))
+                            key = probe_key(c, s, layer, k)
+                            if i == 0:
+                                saved[key] = (w, b)
+                            writer.write(make_record("sokoban.probe", concept=c, source=s, layer=layer, kernel=k,
+                                                     seed=base + i, key=key, **res))
+    save_probes(saved, output, h1, {"concepts": concepts, "sources": sources, "kernels": kernels})
+
+
+def _probes_for(agent, path: Path):
+    from toolkit.sokoban.probes import load_probes
+
+    return load_probes(path, agent.fingerprint)
+
+
+@app.command()
+def ticks(
+    levels: LevelsArg,
+    probes: Annotated[Path, typer.Option("--probes", help="Probes file from `probe`.")],
+    agent_path: AgentOpt = None,
+    think: Annotated[int, typer.Option("--think", help="Thinking (no-op) steps before acting.")] = 5,
+    kernel: Annotated[int, typer.Option("--kernel", help="Probe kernel 1 or 3.")] = 1,
+    out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Plan F1 at every tick of the first 1+think steps (cell-state probes vs the episode's final labels):
+    one sokoban.plan_f1 per (concept, step, tick, layer).
+
+    Example: reason sokoban ticks test.txt --probes P.safetensors --think 5 | jq -c '[.concept,.step,.tick,.layer,.macro_f1]'
+    """
+    import numpy as np
+
+    from toolkit.sokoban.concepts import labels
+    from toolkit.sokoban.levels import check_grid
+    from toolkit.sokoban.probes import features, predict, probe_key, score
+    from toolkit.sokoban.rollout import rollout
+
+    if think < 0:
+        raise InputError(f"--think {think}: must be >= 0")
+    if kernel not in (1, 3):
+        raise InputError(f"--kernel {kernel}: expected 1 or 3")
+    agent = _agent(agent_path)
+    table = _probes_for(agent, probes)
+    lv = _levels(levels, skip_bad)
+    check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
+    eps = rollout(agent, lv, think, "noop", keep_states=True, max_state_steps=think + 1)
+    with open_writer(out) as writer:
+        for concept in ("CA", "CB"):
+            lab = [labels(e.players, e.actions, e.pushes, agent.cfg.grid, concept) for e in eps]
+            for step in range(think + 1):
+                rows = [i for i, e in enumerate(eps) if e.steps > step]
+                y = np.concatenate([lab[i][step].reshape(-1) for i in rows])
+                for tick in range(agent.cfg.ticks):
+                    for layer in range(agent.cfg.depth):
+                        key = probe_key(concept, "cell", layer, kernel)
+                        if key not in table:
+                            raise InputError(f"{probes}: no probe '{key}'")
+                        grid = np.stack([eps[i].states[step][tick, 0, layer] for i in rows]).astype(np.float32)
+                        pred = predict(*table[key], features(grid, kernel))
+                        res = score(y, pred)
+                        writer.write(make_record("sokoban.plan_f1", concept=concept, step=step, tick=tick,
+                                                 layer=layer, kernel=kernel, think=think, n=len(rows),
+                                                 macro_f1=res["macro_f1"]))
+
+
+@app.command()
+def cases(
+    levels: LevelsArg,
+    agent_path: AgentOpt = None,
+    max_ratio: Annotated[float, typer.Option("--max-ratio", help="Alternative route at most this x longer.")] = 1.5,
+    out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Intervention cases: the agent's own route paired with a solver alternative avoiding a checkpoint square.
+
+    Example: reason sokoban cases test.txt -o cases.jsonl
+    """
+    from toolkit.sokoban.interventions import build_cases
+    from toolkit.sokoban.levels import check_grid
+
+    agent = _agent(agent_path)
+    lv = _levels(levels, skip_bad)
+    check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
+    with open_writer(out) as writer:
+        for i, case in enumerate(build_cases(agent, lv, max_ratio)):
+            writer.write(make_record("sokoban.case", half="pick" if i % 2 == 0 else "test",
+                                     agent_hash=agent.fingerprint, **case))
+
+
+@app.command()
+def intervene(
+    cases_path: Annotated[Path, typer.Option("--cases", help="sokoban.case JSONL.")],
+    probes: Annotated[Path, typer.Option("--probes", help="Probes file (CA cell 1x1 probes are used).")],
+    agent_path: AgentOpt = None,
+    alphas: Annotated[str, typer.Option("--alphas", help="Comma list of scales.")] = "0.25,0.5,1,2,4",
+    control: Annotated[str, typer.Option("--control", help="random (equal-norm random vectors) or none.")] = "random",
+    seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Pick (layer, alpha) on the 'pick' half of the cases, then test it and the random control on the 'test' half.
+
+    Example: reason sokoban intervene --cases cases.jsonl --probes P.safetensors --alphas 0.25,0.5,1,2,4 --control random
+    """
+    from toolkit.core.records import read_records
+    from toolkit.sokoban.interventions import case_level, run_cases
+    from toolkit.sokoban.probes import probe_key
+
+    scales = _floats(alphas, "--alphas")
+    if control not in ("random", "none"):
+        raise InputError(f"--control {control}: expected random or none")
+    agent = _agent(agent_path)
+    table = _probes_for(agent, probes)
+    bad = BadLines()
+    all_cases = []
+    for i, rec in enumerate(read_records(str(cases_path), types=["sokoban.case"], skip_bad=skip_bad, bad=bad), 1):
+        case_level(rec, f"{cases_path}:{i}")
+        if rec.get("agent_hash") not in (None, agent.fingerprint):
+            raise InputError(f"{cases_path}:{i}: case built for another agent ({rec.get('agent_hash')})")
+        all_cases.append(rec)
+    report_bad(bad)
+    if not all_cases:
+        raise InputError(f"{cases_path}: no cases")
+    pick = [c for c in all_cases if c.get("half") == "pick"] or all_cases[::2]
+    test = [c for c in all_cases if c.get("half") == "test"] or all_cases[1::2] or all_cases
+    s = seed_or_global(seed)
+    with open_writer(out) as writer:
+        best, best_rate = (0, scales[0]), -1.0
+        for layer in range(agent.cfg.depth):
+            weight = table[probe_key("CA", "cell", layer, 1)][0]
+            for alpha in scales:
+                res = run_cases(agent, pick, weight, layer, alpha)
+                rate = sum(r["success"] for r in res) / len(res)
+                writer.write(make_record("sokoban.intervention_sweep", half="pick", layer=layer, alpha=alpha,
+                                         n=len(res), success=round(rate, 4)))
+                if rate > best_rate:
+                    best, best_rate = (layer, alpha), rate
+        layer, alpha = best
+        weight = table[probe_key("CA", "cell", layer, 1)][0]
+        arms = [("probe", False)] + ([("random", True)] if control == "random" else [])
+        summary = {}
+        for name, ctrl in arms:
+            res = run_cases(agent, test, weight, layer, alpha, control=ctrl, seed=s)
+            for r in res:
+                writer.write(make_record("sokoban.intervention", half="test", **r))
+            summary[name] = round(sum(r["success"] for r in res) / len(res), 4)
+        base = run_cases(agent, test, weight, layer, 0.0)
+        summary["none"] = round(sum(r["success"] for r in base) / len(base), 4)
+        writer.write(make_record("sokoban.intervention_summary", layer=layer, alpha=alpha, n_pick=len(pick),
+                                 n_test=len(test), pick_success=round(best_rate, 4), success=summary))

@@ -162,4 +162,7 @@ def load_agent(path: str | Path) -> DRCAgent:
         raise InputError(f"{d / 'model.safetensors'}: missing tensor '{missing[0]}' for config.json")
     agent.load_state_dict({k: v.float() for k, v in weights.items()})
     agent.eval()
+    # probes and cases are tied to one agent: config and weights together
+    agent.fingerprint = hashlib.sha256((d / "config.json").read_bytes() + (d / "model.safetensors").read_bytes()
+                                       ).hexdigest()[:16]
     return agent
