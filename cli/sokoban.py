@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Annotated
@@ -68,6 +67,9 @@ def _levels(path: str, skip_bad: bool):
 
 def _agent(path: Path | None):
     from toolkit.core.assets import asset_path
+    from toolkit.core.extras import require
+
+    require("ml", "torch", "safetensors")
     from toolkit.sokoban.drc import load_agent
 
     return load_agent(path or asset_path("sokoban/agent"))
@@ -81,7 +83,7 @@ def gen(
     max_moves: Annotated[int, typer.Option("--max-moves", min=1, help="Longest optimal solution kept.")] = 40,
     min_moves: Annotated[int, typer.Option("--min-moves", min=1, help="Shortest optimal solution kept.")] = 6,
     split: Annotated[str, typer.Option("--split", help="train, val or test (disjoint by content hash).")] = "train",
-    jsonl: Annotated[bool, typer.Option("--jsonl", help="Write sokoban.level records instead of Boxoban text.")] = False,
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="Write sokoban.level records.")] = False,
     seed: SeedOpt = None, out: OutOpt = None,
 ):
     """Generate solver-proven levels by reverse play.
@@ -135,7 +137,7 @@ def train(
     arch: Annotated[str, typer.Option("--arch", help="D,N for DRC(D,N), or ff (feed-forward baseline).")] = "2,2",
     channels: Annotated[int, typer.Option("--channels", min=1, help="Channels C.")] = 16,
     size: Annotated[str, typer.Option("--size", help="Interior size N or HxW.")] = "6",
-    boxes: Annotated[str, typer.Option("--boxes", help="Box counts of the training levels (curriculum order).")] = "1,2",
+    boxes: Annotated[str, typer.Option("--boxes", help="Box counts (curriculum order).")] = "1,2",
     envs: Annotated[int, typer.Option("--envs", min=1, help="Parallel environments.")] = 64,
     minutes: Annotated[float, typer.Option("--minutes", min=0.01, help="Wall-clock training budget.")] = 30.0,
     levels_n: Annotated[int, typer.Option("--levels", min=10, help="Training levels generated (train split).")] = 2000,
@@ -222,7 +224,7 @@ def play(
     """Greedy play with k thinking steps: sokoban.episode per level and k, sokoban.solve_rate per k with
     the exact McNemar p-value against k=0.
 
-    Example: reason sokoban play assets/sokoban/levels/test.txt --think 0,1,2,4,8 | jq -c 'select(.type=="sokoban.solve_rate")'
+    Example: reason sokoban play assets/sokoban/levels/test.txt --think 0,1,2,4,8 --no-episodes
     """
     from toolkit.sokoban.levels import check_grid
     from toolkit.sokoban.rollout import rollout
@@ -241,14 +243,14 @@ def play(
             eps = _random_rollout(lv, seed_or_global(seed)) if agent is None else rollout(agent, lv, k, think_mode)
             solved = [e.solved for e in eps]
             if not no_episodes:
-                for level, e in zip(lv, eps):
+                for level, e in zip(lv, eps, strict=False):
                     writer.write(make_record("sokoban.episode", id=e.level_id, think=k, mode=think_mode,
                                              solved=e.solved, steps=e.steps, boxes=level.n_boxes))
             if base is None:
                 base = solved
             by_boxes = {}
             for nb in sorted({level.n_boxes for level in lv}):
-                sel = [s for s, level in zip(solved, lv) if level.n_boxes == nb]
+                sel = [s for s, level in zip(solved, lv, strict=False) if level.n_boxes == nb]
                 by_boxes[str(nb)] = round(sum(sel) / len(sel), 4)
             writer.write(make_record("sokoban.solve_rate", think=k, mode=think_mode, n=len(solved),
                                      solved=sum(solved), rate=round(sum(solved) / len(solved), 4),
@@ -291,17 +293,30 @@ def probe(
     kernel: Annotated[str, typer.Option("--kernel", help="Comma list of 1, 3.")] = "1,3",
     source: Annotated[str, typer.Option("--source", help="Comma list of cell, hidden, obs.")] = "cell,hidden,obs",
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per probe (subsample + solver).")] = 5,
-    max_samples: Annotated[int, typer.Option("--max-samples", min=100, help="Training squares per fit.")] = 30000,
+    max_samples: Annotated[int, typer.Option("--max-samples", min=100, help="Training squares per fit.")] = 10000,
     seed: SeedOpt = None,
 ):
     """Fit square-level logistic-regression probes; one sokoban.probe per (concept, source, layer, kernel, seed)
     with macro F1 and per-class P/R/F1 on the test dataset; the first seed's weights go to --out.
 
-    Example: reason sokoban probe --train A.safetensors --test B.safetensors --concept CA,CB --kernel 1,3 -o P.safetensors
+    Example: reason sokoban probe --train A.safetensors --test B.safetensors --kernel 1,3 -o P.safetensors
     """
+    from toolkit.core.extras import require
+
+    require("rl", "sklearn")
     from toolkit.sokoban.concepts import check_concept
-    from toolkit.sokoban.probes import (SOURCES, features, fit_probe, full_weights, load_dataset, predict,
-                                        probe_key, save_probes, score, source_grid)
+    from toolkit.sokoban.probes import (
+        SOURCES,
+        features,
+        fit_probe,
+        full_weights,
+        load_dataset,
+        predict,
+        probe_key,
+        save_probes,
+        score,
+        source_grid,
+    )
 
     concepts = [check_concept(c) for c in concept.split(",") if c]
     kernels = _ints(kernel, "--kernel")
@@ -357,7 +372,7 @@ def ticks(
     """Plan F1 at every tick of the first 1+think steps (cell-state probes vs the episode's final labels):
     one sokoban.plan_f1 per (concept, step, tick, layer).
 
-    Example: reason sokoban ticks test.txt --probes P.safetensors --think 5 | jq -c '[.concept,.step,.tick,.layer,.macro_f1]'
+    Example: reason sokoban ticks test.txt --probes P.safetensors --think 5 | jq -c '[.step,.tick,.macro_f1]'
     """
     import numpy as np
 
@@ -428,7 +443,7 @@ def intervene(
 ):
     """Pick (layer, alpha) on the 'pick' half of the cases, then test it and the random control on the 'test' half.
 
-    Example: reason sokoban intervene --cases cases.jsonl --probes P.safetensors --alphas 0.25,0.5,1,2,4 --control random
+    Example: reason sokoban intervene --cases cases.jsonl --probes P.safetensors --alphas 0.25,0.5,1,2,4
     """
     from toolkit.core.records import read_records
     from toolkit.sokoban.interventions import case_level, run_cases

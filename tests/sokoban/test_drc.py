@@ -39,7 +39,8 @@ def test_cell_equations_by_hand():
     i, f, o, g = gates.chunk(4, 1)
     c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
     h_new, c_out = cell(x, h, h, c)
-    assert torch.allclose(c_out, c_new, atol=1e-5) and torch.allclose(h_new, torch.sigmoid(o) * torch.tanh(c_new), atol=1e-5)
+    assert torch.allclose(c_out, c_new, atol=1e-5)
+    assert torch.allclose(h_new, torch.sigmoid(o) * torch.tanh(c_new), atol=1e-5)
 
 
 def test_free_thinking_never_steps_env(gen_levels, monkeypatch):

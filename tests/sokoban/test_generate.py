@@ -28,7 +28,7 @@ def test_splits_are_disjoint():
 
 
 def test_move_bounds_and_bad_split():
-    for lv, moves, _ in generate(10, (5, 5), [1], 8, "test", 3):
+    for _lv, moves, _ in generate(10, (5, 5), [1], 8, "test", 3):
         assert 6 <= moves <= 8
     with pytest.raises(InputError):
         generate(1, (6, 6), [1], 40, "dev", 0)

@@ -53,8 +53,9 @@ def test_bad_levels_name_file_and_line(tmp_path, rows, message):
 
 
 def test_jsonl_levels(tmp_path, gen_levels):
-    from toolkit.sokoban.levels import level_record
     import json
+
+    from toolkit.sokoban.levels import level_record
 
     path = tmp_path / "l.jsonl"
     path.write_text("".join(json.dumps(level_record(g)) + "\n" for g, _, _ in gen_levels[:3]))

@@ -19,7 +19,8 @@ def test_sklearn_1x1_equals_conv1x1():
     grid, y = _planted()
     clf = fit_probe(features(grid, 1), y.reshape(-1), 0, 5000)
     w, b = full_weights(clf)
-    conv = torch.nn.functional.conv2d(torch.from_numpy(grid), torch.from_numpy(w)[:, :, None, None], torch.from_numpy(b))
+    weight = torch.from_numpy(w)[:, :, None, None]
+    conv = torch.nn.functional.conv2d(torch.from_numpy(grid), weight, torch.from_numpy(b))
     from_conv = conv.argmax(1).numpy().reshape(-1)
     assert np.array_equal(from_conv, clf.predict(features(grid, 1)))
     assert np.array_equal(from_conv, predict(w, b, features(grid, 1)))

@@ -40,7 +40,7 @@ def test_two_box_optimum_replays_to_a_solve():
 
 
 def test_bfs_equals_astar_on_50_levels(gen_levels):
-    for lv, moves, pushes in gen_levels[:50]:
+    for lv, moves, _pushes in gen_levels[:50]:
         a, b = solve(lv, "astar"), solve(lv, "bfs")
         assert a.solved and b.solved and a.moves == b.moves == moves
 

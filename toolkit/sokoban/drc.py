@@ -128,7 +128,8 @@ def save_agent(agent: DRCAgent, out: Path, log: dict | None = None) -> None:
     (out / "config.json").write_text(json.dumps({**agent.cfg.to_json(), "config_hash": agent.cfg.digest()},
                                                 indent=1) + "\n")
     # float16 storage keeps the shipped agent under 1 MB; loading widens it back to float32
-    save_file({k: v.detach().half().contiguous() for k, v in agent.state_dict().items()}, str(out / "model.safetensors"))
+    half = {k: v.detach().half().contiguous() for k, v in agent.state_dict().items()}
+    save_file(half, str(out / "model.safetensors"))
     if log is not None:
         (out / "train_log.json").write_text(json.dumps(log, indent=1) + "\n")
 

@@ -43,7 +43,7 @@ def _replay(level: Level, actions: list[int]) -> tuple[list[tuple[int, int]], li
 
 def build_cases(agent: DRCAgent, levels: list[Level], max_ratio: float = 1.5, node_limit: int = 20_000) -> list[dict]:
     cases = []
-    for level, ep in zip(levels, rollout(agent, levels)):
+    for level, ep in zip(levels, rollout(agent, levels), strict=False):
         if not ep.solved:
             continue
         k = first_walk(ep.players, ep.pushes)
@@ -100,7 +100,7 @@ def run_cases(agent: DRCAgent, cases: list[dict], probe_weight: np.ndarray, laye
     levels = [case_level(c, f"case {i}") for i, c in enumerate(cases)]
     iv = Intervention(deltas(cases, probe_weight, agent, layer, alpha, control, seed), layer)
     results = []
-    for case, ep in zip(cases, rollout(agent, levels, intervention=iv)):
+    for case, ep in zip(cases, rollout(agent, levels, intervention=iv), strict=False):
         visited = tuple(case["checkpoint"]) in {tuple(p) for p in ep.players}
         results.append({"id": case["id"], "layer": layer, "alpha": alpha, "control": "random" if control else "probe",
                         "solved": ep.solved, "visited_checkpoint": visited, "success": ep.solved and not visited,

@@ -29,7 +29,7 @@ class PPOConfig:
     value_coef: float = 0.5
     clip: float = 0.2
     epochs: int = 2
-    minibatches: int = 4
+    minibatches: int = 2
     max_grad_norm: float = 2.5
     curriculum_switch: float = 0.6  # 1-box solve rate (recent episodes) at which 2-box levels join
     log_every: int = 20
@@ -43,7 +43,9 @@ class TrainResult:
 
 def _curriculum_weights(levels: list[Level], two_share: float) -> np.ndarray:
     boxes = np.array([lv.n_boxes for lv in levels])
-    w = np.where(boxes <= 1, 1.0 - two_share, two_share) if (boxes > 1).any() and (boxes <= 1).any() else np.ones(len(levels))
+    if not ((boxes > 1).any() and (boxes <= 1).any()):
+        return np.full(len(levels), 1.0 / len(levels))
+    w = np.where(boxes <= 1, 1.0 - two_share, two_share)
     return w / w.sum()
 
 

@@ -64,11 +64,12 @@ def _rollout_batch(agent, levels, think, mode, cap, keep_obs, keep_states, max_s
     active = torch.ones(n, dtype=torch.bool)
     state = agent.initial_state(n)
     hook = None
+    live = torch.arange(n)  # envs still playing: finished ones leave the batch
     if iv is not None:
         def hook(tick, layer, c):
             if layer != iv.layer:
                 return c
-            return c + iv.deltas[:, layer] * active.view(-1, 1, 1, 1).float()
+            return c + iv.deltas[live, layer] * active[live].view(-1, 1, 1, 1).float()
     if mode == "free" and think:
         obs = torch.from_numpy(env.observe().copy())
         for _ in range(think):
@@ -76,10 +77,17 @@ def _rollout_batch(agent, levels, think, mode, cap, keep_obs, keep_states, max_s
     step = 0
     while not done.all():
         obs_np = env.observe().copy()
-        obs = torch.from_numpy(obs_np)
+        live = torch.from_numpy(np.flatnonzero(~done))
         trace = [] if keep_states and (max_state_steps is None or step < max_state_steps) else None
-        logits, _, state = agent(obs, state, hook=hook, trace=trace)
-        actions = logits.argmax(-1).numpy()
+        logits, _, sub = agent(torch.from_numpy(obs_np)[live], state[live], hook=hook, trace=trace)
+        state[live] = sub
+        actions = np.zeros(n, np.int64)
+        actions[live.numpy()] = logits.argmax(-1).numpy()
+        if trace is not None:
+            full = [torch.zeros((n,) + t.shape[1:]) for t in trace]
+            for f, t in zip(full, trace, strict=False):
+                f[live] = t
+            trace = full
         if mode == "noop" and step < think:
             actions = np.zeros(n, np.int64)
         before = env.players.copy()
