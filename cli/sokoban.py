@@ -193,14 +193,14 @@ def _play_agent(agent_path: Path | None):
     return _agent(agent_path)
 
 
-def _random_rollout(levels, seed: int):
+def _random_rollout(levels, seed: int, cap: int):
     import numpy as np
 
     from toolkit.sokoban.env import BatchEnv
     from toolkit.sokoban.rollout import Episode
 
     rng = np.random.default_rng(seed)
-    env = BatchEnv(levels, len(levels), sample=False)
+    env = BatchEnv(levels, len(levels), sample=False, cap=cap)
     eps = [Episode(lv.id) for lv in levels]
     done = np.zeros(len(levels), bool)
     while not done.all():
@@ -219,6 +219,7 @@ def play(
     think: Annotated[str, typer.Option("--think", help="Comma list of thinking steps k.")] = "0",
     think_mode: Annotated[str, typer.Option("--think-mode", help="noop (counted no-op steps) or free.")] = "noop",
     no_episodes: Annotated[bool, typer.Option("--no-episodes", help="Only the solve_rate records.")] = False,
+    cap: Annotated[int, typer.Option("--cap", min=1, help="Step cap per episode.")] = 120,
     seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Greedy play with k thinking steps: sokoban.episode per level and k, sokoban.solve_rate per k with
@@ -240,7 +241,10 @@ def play(
     base = None
     with open_writer(out) as writer:
         for k in ks:
-            eps = _random_rollout(lv, seed_or_global(seed)) if agent is None else rollout(agent, lv, k, think_mode)
+            if agent is None:
+                eps = _random_rollout(lv, seed_or_global(seed), cap)
+            else:
+                eps = rollout(agent, lv, k, think_mode, cap)
             solved = [e.solved for e in eps]
             if not no_episodes:
                 for level, e in zip(lv, eps, strict=False):
@@ -439,6 +443,7 @@ def intervene(
     agent_path: AgentOpt = None,
     alphas: Annotated[str, typer.Option("--alphas", help="Comma list of scales.")] = "0.25,0.5,1,2,4",
     control: Annotated[str, typer.Option("--control", help="random (equal-norm random vectors) or none.")] = "random",
+    cap: Annotated[int, typer.Option("--cap", min=1, help="Step cap per episode.")] = 120,
     seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Pick (layer, alpha) on the 'pick' half of the cases, then test it and the random control on the 'test' half.
@@ -472,7 +477,7 @@ def intervene(
         for layer in range(agent.cfg.depth):
             weight = table[probe_key("CA", "cell", layer, 1)][0]
             for alpha in scales:
-                res = run_cases(agent, pick, weight, layer, alpha)
+                res = run_cases(agent, pick, weight, layer, alpha, cap=cap)
                 rate = sum(r["success"] for r in res) / len(res)
                 writer.write(make_record("sokoban.intervention_sweep", half="pick", layer=layer, alpha=alpha,
                                          n=len(res), success=round(rate, 4)))
@@ -483,11 +488,11 @@ def intervene(
         arms = [("probe", False)] + ([("random", True)] if control == "random" else [])
         summary = {}
         for name, ctrl in arms:
-            res = run_cases(agent, test, weight, layer, alpha, control=ctrl, seed=s)
+            res = run_cases(agent, test, weight, layer, alpha, control=ctrl, seed=s, cap=cap)
             for r in res:
                 writer.write(make_record("sokoban.intervention", half="test", **r))
             summary[name] = round(sum(r["success"] for r in res) / len(res), 4)
-        base = run_cases(agent, test, weight, layer, 0.0)
+        base = run_cases(agent, test, weight, layer, 0.0, cap=cap)
         summary["none"] = round(sum(r["success"] for r in base) / len(base), 4)
         writer.write(make_record("sokoban.intervention_summary", layer=layer, alpha=alpha, n_pick=len(pick),
                                  n_test=len(test), pick_success=round(best_rate, 4), success=summary))

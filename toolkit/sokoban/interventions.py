@@ -96,11 +96,11 @@ def deltas(cases: list[dict], probe_weight: np.ndarray, agent: DRCAgent, layer: 
 
 
 def run_cases(agent: DRCAgent, cases: list[dict], probe_weight: np.ndarray, layer: int, alpha: float,
-              control: bool = False, seed: int = 0) -> list[dict]:
+              control: bool = False, seed: int = 0, cap: int = 120) -> list[dict]:
     levels = [case_level(c, f"case {i}") for i, c in enumerate(cases)]
     iv = Intervention(deltas(cases, probe_weight, agent, layer, alpha, control, seed), layer)
     results = []
-    for case, ep in zip(cases, rollout(agent, levels, intervention=iv), strict=False):
+    for case, ep in zip(cases, rollout(agent, levels, cap=cap, intervention=iv), strict=False):
         visited = tuple(case["checkpoint"]) in {tuple(p) for p in ep.players}
         results.append({"id": case["id"], "layer": layer, "alpha": alpha, "control": "random" if control else "probe",
                         "solved": ep.solved, "visited_checkpoint": visited, "success": ep.solved and not visited,
