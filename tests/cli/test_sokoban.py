@@ -43,7 +43,8 @@ def test_gen_play_pipeline(reason, tiny):
     gen = reason("sokoban", "gen", "--size", "6", "--n", "6", "--split", "test", "--seed", "3", "--jsonl")
     assert gen.returncode == 0, gen.stderr
     levels = _records(gen.stdout)
-    assert len(levels) == 6 and {r["boxes"] for r in levels} == {1, 2} and all(r["type"] == "sokoban.level" for r in levels)
+    assert len(levels) == 6 and {r["boxes"] for r in levels} == {1, 2}
+    assert all(r["type"] == "sokoban.level" for r in levels)
     play = reason("sokoban", "play", "-", "--agent", str(tiny / "agent"), "--think", "0,2", "--cap", "10", input=gen.stdout)
     assert play.returncode == 0, play.stderr
     recs = _records(play.stdout)
@@ -63,7 +64,8 @@ def test_ticks_and_intervene(reason, tiny, tmp_path):
     assert len(recs) == 2 * 2 * 2 * 2 and all(0 <= r["macro_f1"] <= 1 for r in recs)
     agent = load_agent(tiny / "agent")
     case = {"type": "sokoban.case", "schema": 1, "id": "a", "rows": LEVEL.split("\n")[1:9], "checkpoint": [1, 2],
-            "old_route": [[2, 2], [1, 2], [1, 1]], "new_route": [[[2, 1], 3], [[1, 1], 1]], "agent_hash": agent.fingerprint}
+            "old_route": [[2, 2], [1, 2], [1, 1]], "new_route": [[[2, 1], 3], [[1, 1], 1]],
+            "agent_hash": agent.fingerprint}
     cases = tmp_path / "cases.jsonl"
     cases.write_text("".join(json.dumps({**case, "half": h}) + "\n" for h in ("pick", "test")))
     res = reason("sokoban", "intervene", "--agent", str(tiny / "agent"), "--cases", str(cases),
