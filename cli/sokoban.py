@@ -496,3 +496,24 @@ def intervene(
         summary["none"] = round(sum(r["success"] for r in base) / len(base), 4)
         writer.write(make_record("sokoban.intervention_summary", layer=layer, alpha=alpha, n_pick=len(pick),
                                  n_test=len(test), pick_success=round(best_rate, 4), success=summary))
+
+
+@app.command()
+def export(
+    onnx: Annotated[Path, typer.Option("--onnx", help="ONNX file to write (one agent step).")],
+    agent_path: AgentOpt = None,
+):
+    """Export one step (obs, state) -> (logits, value, new state) to ONNX and check it against torch.
+
+    Example: reason sokoban export --agent assets/sokoban/agent --onnx agent.onnx
+    """
+    from toolkit.core.extras import require
+
+    require("rl", "onnx", "onnxruntime")
+    from toolkit.sokoban.export import export_onnx, max_difference
+
+    agent = _agent(agent_path)
+    export_onnx(agent, onnx)
+    with open_writer(None) as writer:
+        writer.write(make_record("sokoban.export", path=str(onnx), format="onnx", bytes=onnx.stat().st_size,
+                                 max_abs_diff=max_difference(agent, onnx), agent_hash=agent.fingerprint))
