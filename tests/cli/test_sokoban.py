@@ -45,7 +45,8 @@ def test_gen_play_pipeline(reason, tiny):
     levels = _records(gen.stdout)
     assert len(levels) == 6 and {r["boxes"] for r in levels} == {1, 2}
     assert all(r["type"] == "sokoban.level" for r in levels)
-    play = reason("sokoban", "play", "-", "--agent", str(tiny / "agent"), "--think", "0,2", "--cap", "10", input=gen.stdout)
+    play = reason("sokoban", "play", "-", "--agent", str(tiny / "agent"), "--think", "0,2", "--cap", "10",
+                  input=gen.stdout)
     assert play.returncode == 0, play.stderr
     recs = _records(play.stdout)
     rates = [r for r in recs if r["type"] == "sokoban.solve_rate"]
