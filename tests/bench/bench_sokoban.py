@@ -1,5 +1,5 @@
 """Benchmark of `reason sokoban`: batched numba env steps/s vs the pure-Python reference (goal >= 50x),
-solver nodes/s (A* push-level vs BFS move-level), DRC transitions/s at batch 64 vs 1.
+BFS nodes/s numba vs Python (goal >= 10x), solver nodes/s (A* push-level vs BFS move-level), DRC transitions/s at batch 64 vs 1.
 Writes bench-results/sokoban.json. Run it single-threaded (OMP/NUMBA/TORCH threads 1) for stable figures.
 """
 
@@ -43,9 +43,24 @@ def env_rates(levels) -> dict:
 
 
 def solver_rates(levels) -> dict:
-    from toolkit.sokoban.solver import solve
+    from toolkit.sokoban.generate import generate
+    from toolkit.sokoban.solver import solve, solve_bfs
+    from toolkit.sokoban.solver_numba import solve_bfs_numba
 
     out = {}
+    big = [lv for lv, _, _ in generate(40, (7, 8), [2, 3], 60, "val", 12)]  # searches long enough to time
+    solve_bfs_numba(big[0])
+    t0, nodes_nb = time.perf_counter(), 0
+    for lv in big:
+        nodes_nb += solve_bfs_numba(lv)[1]
+    nb_rate = nodes_nb / (time.perf_counter() - t0)
+    t0, nodes_py = time.perf_counter(), 0
+    for lv in big:
+        nodes_py += solve_bfs(lv).nodes
+    py_rate = nodes_py / (time.perf_counter() - t0)
+    out["bfs_numba_vs_python"] = {"levels": "40 generated 7x8, 2-3 boxes", "numba_nodes_per_s": round(nb_rate),
+                                  "python_nodes_per_s": round(py_rate), "ratio": round(nb_rate / py_rate, 1),
+                                  "goal": 10, "same_nodes": nodes_nb == nodes_py}
     for algo in ("astar", "bfs"):
         t0, nodes = time.perf_counter(), 0
         for lv in levels[:200]:

@@ -57,3 +57,14 @@ def test_cornered_box_unsolvable_fast():
 def test_node_limit():
     (lv,) = parse_text(HAND[3][0], "h")
     assert solve(lv, "bfs", node_limit=2).status == "node-limit"
+
+
+def test_numba_bfs_equals_python_bfs(gen_levels):
+    from toolkit.sokoban.solver import solve_bfs
+    from toolkit.sokoban.solver_numba import solve_bfs_numba
+
+    for lv, moves, _ in gen_levels[:50]:
+        ref = solve_bfs(lv)
+        assert solve_bfs_numba(lv) == (moves, ref.nodes)
+    (corner,) = parse_text("########\n#$     #\n#      #\n#  @  .#\n#      #\n########", "c")
+    assert solve_bfs_numba(corner)[0] == -1
