@@ -1,5 +1,6 @@
 """Benchmark of `reason sokoban`: batched numba env steps/s vs the pure-Python reference (goal >= 50x),
-BFS nodes/s numba vs Python (goal >= 10x), solver nodes/s (A* push-level vs BFS move-level), DRC transitions/s at batch 64 vs 1.
+BFS nodes/s numba vs Python (goal >= 10x), solver nodes/s (A* push-level vs BFS move-level),
+DRC transitions/s at batch 64 vs 1.
 Writes bench-results/sokoban.json. Run it single-threaded (OMP/NUMBA/TORCH threads 1) for stable figures.
 """
 
