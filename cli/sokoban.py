@@ -517,3 +517,49 @@ def export(
     with open_writer(None) as writer:
         writer.write(make_record("sokoban.export", path=str(onnx), format="onnx", bytes=onnx.stat().st_size,
                                  max_abs_diff=max_difference(agent, onnx), agent_hash=agent.fingerprint))
+
+
+@app.command()
+def show(
+    level_path: Annotated[str, typer.Argument(help="Level file (the first level is shown).")],
+    probes: Annotated[Path, typer.Option("--probes", help="Probes file from `probe`.")],
+    agent_path: AgentOpt = None,
+    concept: Annotated[str, typer.Option("--concept", help="CA or CB.")] = "CA",
+    layer: Annotated[int | None, typer.Option("--layer", min=0, help="Layer decoded (default: the top).")] = None,
+    steps: Annotated[int, typer.Option("--steps", min=1, help="Env steps shown.")] = 3,
+    out: OutOpt = None,
+):
+    """The decoded plan as arrows per step and tick: one sokoban.plan record each (rows of ^ v < > over the level).
+
+    Example: reason sokoban show assets/sokoban/levels/test.txt --probes assets/sokoban/probes.safetensors
+    """
+    import numpy as np
+
+    from toolkit.sokoban.concepts import check_concept
+    from toolkit.sokoban.levels import check_grid
+    from toolkit.sokoban.probes import features, predict, probe_key
+    from toolkit.sokoban.rollout import rollout
+
+    check_concept(concept)
+    agent = _agent(agent_path)
+    table = _probes_for(agent, probes)
+    level = _levels(level_path, False)[0]
+    check_grid([level], agent.cfg.grid, str(agent_path or "shipped agent"))
+    d = agent.cfg.depth - 1 if layer is None else layer
+    if d >= agent.cfg.depth:
+        raise InputError(f"--layer {d}: the agent has {agent.cfg.depth} layers")
+    key = probe_key(concept, "cell", d, 1)
+    if key not in table:
+        raise InputError(f"{probes}: no probe '{key}'")
+    (ep,) = rollout(agent, [level], keep_states=True, max_state_steps=steps)
+    arrows = np.array(list(" ^v<>"))
+    base = [row[1:-1] for row in level.rows()[1:-1]]
+    with open_writer(out) as writer:
+        for step, states in enumerate(ep.states):
+            for tick in range(states.shape[0]):
+                grid = states[tick, 0, d][None].astype(np.float32)
+                pred = predict(*table[key], features(grid, 1)).reshape(agent.cfg.grid)
+                rows = ["".join(arrows[k] if k else base[r][c] for c, k in enumerate(line))
+                        for r, line in enumerate(pred)]
+                writer.write(make_record("sokoban.plan", id=level.id, step=step, tick=tick, layer=d,
+                                         concept=concept, rows=rows))

@@ -63,6 +63,9 @@ def test_ticks_and_intervene(reason, tiny, tmp_path):
     assert ticks.returncode == 0, ticks.stderr
     recs = _records(ticks.stdout)
     assert len(recs) == 2 * 2 * 2 * 2 and all(0 <= r["macro_f1"] <= 1 for r in recs)
+    shown = _records(reason("sokoban", "show", str(tiny / "levels.txt"), "--agent", str(tiny / "agent"),
+                            "--probes", str(tiny / "probes.safetensors"), "--steps", "1").stdout)
+    assert [(r["step"], r["tick"]) for r in shown] == [(0, 0), (0, 1)] and len(shown[0]["rows"]) == 6
     agent = load_agent(tiny / "agent")
     case = {"type": "sokoban.case", "schema": 1, "id": "a", "rows": LEVEL.split("\n")[1:9], "checkpoint": [1, 2],
             "old_route": [[2, 2], [1, 2], [1, 1]], "new_route": [[[2, 1], 3], [[1, 1], 1]],
