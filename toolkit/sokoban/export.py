@@ -30,6 +30,9 @@ def export_onnx(agent: DRCAgent, path: Path) -> None:
                           input_names=["obs", "state"], output_names=["logits", "value", "new_state"],
                           dynamic_axes={"obs": batch, "state": batch, "logits": batch, "value": batch,
                                         "new_state": batch})
+    import onnx
+
+    onnx.checker.check_model(onnx.load(str(path)))  # a malformed graph fails here, not in a user's runtime
 
 
 def max_difference(agent: DRCAgent, path: Path, batch: int = 4, seed: int = 0) -> float:
