@@ -56,13 +56,13 @@ def test_free_thinking_never_steps_env(gen_levels, monkeypatch):
         return real(self, actions, auto_reset)
 
     monkeypatch.setattr(env_mod.BatchEnv, "step", counting)
-    plain = rollout(agent, levels, 0)
+    plain = rollout(agent, levels, 0, cap=20)
     n0 = counts["steps"]
     counts["steps"] = 0
-    free = rollout(agent, levels, 3, "free")
+    free = rollout(agent, levels, 3, "free", cap=20)
     assert counts["steps"] == max(e.steps for e in free)
     counts["steps"] = 0
-    noop = rollout(agent, levels, 3, "noop")
+    noop = rollout(agent, levels, 3, "noop", cap=20)
     assert all(e.actions[:3] == [0, 0, 0] for e in noop)
     assert n0 == max(e.steps for e in plain)
 
