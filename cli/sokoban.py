@@ -371,6 +371,7 @@ def ticks(
     agent_path: AgentOpt = None,
     think: Annotated[int, typer.Option("--think", help="Thinking (no-op) steps before acting.")] = 5,
     kernel: Annotated[int, typer.Option("--kernel", help="Probe kernel 1 or 3.")] = 1,
+    bidir: Annotated[bool, typer.Option("--bidir", help="Also the bidirectionality index (top-layer CB).")] = False,
     out: OutOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Plan F1 at every tick of the first 1+think steps (cell-state probes vs the episode's final labels):
@@ -393,7 +394,7 @@ def ticks(
     table = _probes_for(agent, probes)
     lv = _levels(levels, skip_bad)
     check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
-    eps = rollout(agent, lv, think, "noop", keep_states=True, max_state_steps=think + 1)
+    eps = rollout(agent, lv, think, "noop", keep_obs=bidir, keep_states=True, max_state_steps=think + 1)
     with open_writer(out) as writer:
         for concept in ("CA", "CB"):
             lab = [labels(e.players, e.actions, e.pushes, agent.cfg.grid, concept) for e in eps]
@@ -411,6 +412,19 @@ def ticks(
                         writer.write(make_record("sokoban.plan_f1", concept=concept, step=step, tick=tick,
                                                  layer=layer, kernel=kernel, think=think, n=len(rows),
                                                  macro_f1=res["macro_f1"]))
+        if bidir:  # no-op thinking steps keep the labels of step 0, so every tick of them is compared to those
+            from toolkit.sokoban.bidirectional import index
+
+            keep = [i for i, e in enumerate(eps) if e.steps > think]
+            top, key = agent.cfg.depth - 1, probe_key("CB", "cell", agent.cfg.depth - 1, kernel)
+            preds = np.stack([np.stack([predict(*table[key], features(
+                eps[i].states[s][t, 0, top][None].astype(np.float32), kernel)).reshape(agent.cfg.grid)
+                for i in keep]) for s in range(think + 1) for t in range(agent.cfg.ticks)])
+            lab0 = np.stack([labels(eps[i].players, eps[i].actions, eps[i].pushes, agent.cfg.grid, "CB")[0]
+                             for i in keep])
+            obs0 = np.stack([np.asarray(eps[i].obs[0]) for i in keep])
+            for row in index(preds, lab0, obs0):
+                writer.write(make_record("sokoban.bidirectionality", layer=top, kernel=kernel, **row))
 
 
 @app.command()

@@ -36,7 +36,7 @@ timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$OUT/ag
 timed $R --seed 0 sokoban collect "$OUT/levels/test.txt" --agent "$OUT/agent" --episodes "$N_TEST" -o "$OUT/work/B.safetensors"
 timed $R --seed 0 sokoban probe --train "$OUT/work/A.safetensors" --test "$OUT/work/B.safetensors" --concept CA,CB \
   --kernel 1,3 --source cell,hidden,obs --seeds 5 -o "$OUT/probes.safetensors" > "$OUT/results/probes.jsonl"
-timed $R sokoban ticks "$OUT/levels/test.txt" --agent "$OUT/agent" --probes "$OUT/probes.safetensors" --think 5 \
+timed $R sokoban ticks "$OUT/levels/test.txt" --agent "$OUT/agent" --probes "$OUT/probes.safetensors" --think 5 --bidir \
   > "$OUT/results/ticks.jsonl"
 
 # claim 3: interventions on solver-built cases (val levels: disjoint from the test levels used above)

@@ -59,10 +59,12 @@ def test_gen_play_pipeline(reason, tiny):
 
 def test_ticks_and_intervene(reason, tiny, tmp_path):
     ticks = reason("sokoban", "ticks", str(tiny / "levels.txt"), "--agent", str(tiny / "agent"),
-                   "--probes", str(tiny / "probes.safetensors"), "--think", "1")
+                   "--probes", str(tiny / "probes.safetensors"), "--think", "1", "--bidir")
     assert ticks.returncode == 0, ticks.stderr
-    recs = _records(ticks.stdout)
+    recs = [r for r in _records(ticks.stdout) if r["type"] == "sokoban.plan_f1"]
     assert len(recs) == 2 * 2 * 2 * 2 and all(0 <= r["macro_f1"] <= 1 for r in recs)
+    bidir = [r for r in _records(ticks.stdout) if r["type"] == "sokoban.bidirectionality"]
+    assert [r["tick"] for r in bidir] == [1, 2, 3]
     shown = _records(reason("sokoban", "show", str(tiny / "levels.txt"), "--agent", str(tiny / "agent"),
                             "--probes", str(tiny / "probes.safetensors"), "--steps", "1").stdout)
     assert [(r["step"], r["tick"]) for r in shown] == [(0, 0), (0, 1)] and len(shown[0]["rows"]) == 6
