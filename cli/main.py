@@ -34,6 +34,7 @@ SYSTEMS = [
     ("metacausal", "metacausal"),
     ("geomrel", "geomrel"),
     ("cogcom", "cogcom"),
+    ("sokoban", "sokoban"),
 ]
 
 app = typer.Typer(

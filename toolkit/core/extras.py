@@ -17,6 +17,7 @@ EXTRAS = {
     "causal": ["sklearn", "networkx"],
     "geo": ["sympy", "shapely", "lark", "sklearn"],
     "vision": ["cv2", "pytesseract", "simpleeval", "num2words", "rapidfuzz"],
+    "rl": ["gymnasium", "sklearn", "onnx", "onnxruntime"],
 }
 
 

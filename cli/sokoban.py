@@ -1,0 +1,579 @@
+"""`reason sokoban`: numba Sokoban, generator and solver, a CPU-trained DRC agent, plan probes and interventions."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.common import OutOpt, SeedOpt, SkipBadOpt, open_writer, report_bad, seed_or_global
+from toolkit.core import console
+from toolkit.core.errors import InputError
+from toolkit.core.records import BadLines, make_record
+
+app = typer.Typer(help="Emergent planning in a model-free agent: Sokoban env, solver, DRC agent, plan probes.\n\n"
+                       "Example: reason sokoban gen --split test --n 200 | reason sokoban play - "
+                       "--agent assets/sokoban/agent --think 0,4",
+                  no_args_is_help=True)
+
+LevelsArg = Annotated[str, typer.Argument(help="Boxoban text or sokoban.level JSONL (- for stdin).")]
+AgentOpt = Annotated[Path | None, typer.Option("--agent", help="Agent directory (default: the shipped agent).")]
+
+
+def _ints(text: str, name: str, minimum: int | None = None) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InputError(f"{name} {text}: expected comma-separated integers") from None
+    if not values:
+        raise InputError(f"{name}: empty list")
+    if minimum is not None and min(values) < minimum:
+        raise InputError(f"{name} {text}: values must be >= {minimum}")
+    return values
+
+
+def _floats(text: str, name: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise InputError(f"{name} {text}: expected comma-separated numbers") from None
+    if not values:
+        raise InputError(f"{name}: empty list")
+    return values
+
+
+def _size(text: str) -> tuple[int, int]:
+    parts = _ints(text.replace("x", ","), "--size", 3)
+    if len(parts) == 1:
+        return parts[0], parts[0]
+    if len(parts) != 2:
+        raise InputError(f"--size {text}: expected N or HxW")
+    return parts[0], parts[1]
+
+
+def _levels(path: str, skip_bad: bool):
+    from toolkit.sokoban.levels import read_levels
+
+    bad = BadLines()
+    levels = read_levels(path, skip_bad, bad)
+    if bad.count:
+        console.warn(f"skipped {bad.count} bad level(s): {'; '.join(bad.examples)}")
+    if not levels:
+        raise InputError(f"{path}: no valid levels")
+    return levels
+
+
+def _agent(path: Path | None):
+    from toolkit.core.assets import asset_path
+    from toolkit.core.extras import require
+
+    require("ml", "torch", "safetensors")
+    from toolkit.sokoban.drc import load_agent
+
+    return load_agent(path or asset_path("sokoban/agent"))
+
+
+@app.command()
+def gen(
+    size: Annotated[str, typer.Option("--size", help="Interior size N or HxW.")] = "6",
+    boxes: Annotated[str, typer.Option("--boxes", help="Comma list of box counts, cycled.")] = "1,2",
+    n: Annotated[int, typer.Option("--n", min=1, help="Number of levels.")] = 100,
+    max_moves: Annotated[int, typer.Option("--max-moves", min=1, help="Longest optimal solution kept.")] = 40,
+    min_moves: Annotated[int, typer.Option("--min-moves", min=1, help="Shortest optimal solution kept.")] = 6,
+    split: Annotated[str, typer.Option("--split", help="train, val or test (disjoint by content hash).")] = "train",
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="Write sokoban.level records.")] = False,
+    seed: SeedOpt = None, out: OutOpt = None,
+):
+    """Generate solver-proven levels by reverse play.
+
+    Example: reason sokoban gen --size 6 --boxes 1,2 --n 2000 --max-moves 40 --split test -o L.txt
+    """
+    from toolkit.sokoban.generate import generate
+    from toolkit.sokoban.levels import format_levels, level_record
+
+    made = generate(n, _size(size), _ints(boxes, "--boxes", 1), max_moves, split, seed_or_global(seed), min_moves)
+    if jsonl:
+        with open_writer(out) as writer:
+            for level, moves, pushes in made:
+                writer.write(level_record(level, split=split, moves=moves, pushes=pushes))
+        return
+    text = format_levels([lv for lv, _, _ in made])
+    if out is None:
+        print(text, end="")
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text)
+
+
+@app.command()
+def solve(
+    levels: LevelsArg,
+    algo: Annotated[str, typer.Option("--algo", help="astar (push-level) or bfs (move-level).")] = "astar",
+    node_limit: Annotated[int, typer.Option("--node-limit", min=1, help="Expanded-node budget per level.")] = 200_000,
+    out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Move-optimal solutions as LURD strings (lower case walks, upper case pushes).
+
+    Example: reason sokoban solve assets/sokoban/levels/test.txt --algo astar | jq -c '[.id, .moves]'
+    """
+    from toolkit.sokoban.solver import solve as run
+
+    if algo not in ("astar", "bfs"):
+        raise InputError(f"--algo {algo}: expected astar or bfs")
+    with open_writer(out) as writer:
+        for level in _levels(levels, skip_bad):
+            t0 = time.perf_counter()
+            sol = run(level, algo, node_limit)
+            writer.write(make_record("sokoban.solution", id=level.id, status=sol.status, solved=sol.solved,
+                                     moves=sol.moves, pushes=sol.pushes, lurd=sol.lurd, nodes=sol.nodes,
+                                     algo=algo, seconds=round(time.perf_counter() - t0, 4)))
+
+
+@app.command()
+def train(
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Agent directory to write.")],
+    arch: Annotated[str, typer.Option("--arch", help="D,N for DRC(D,N), or ff (feed-forward baseline).")] = "2,2",
+    channels: Annotated[int, typer.Option("--channels", min=1, help="Channels C.")] = 16,
+    size: Annotated[str, typer.Option("--size", help="Interior size N or HxW.")] = "6",
+    boxes: Annotated[str, typer.Option("--boxes", help="Box counts (curriculum order).")] = "1,2",
+    envs: Annotated[int, typer.Option("--envs", min=1, help="Parallel environments.")] = 64,
+    minutes: Annotated[float, typer.Option("--minutes", min=0.01, help="Wall-clock training budget.")] = 30.0,
+    levels_n: Annotated[int, typer.Option("--levels", min=10, help="Training levels generated (train split).")] = 2000,
+    max_moves: Annotated[int, typer.Option("--max-moves", min=1)] = 40,
+    min_moves: Annotated[int, typer.Option("--min-moves", min=1)] = 6,
+    seed: SeedOpt = None,
+):
+    """Train an agent with PPO on freshly generated train-split levels; writes config.json, model.safetensors,
+    train_log.json and prints one sokoban.trained record.
+
+    Example: reason --seed 0 sokoban train -o assets/sokoban/agent --minutes 30
+    """
+    from toolkit.core.extras import require
+
+    require("ml", "torch", "safetensors")
+    import torch
+
+    from toolkit.sokoban.drc import AgentConfig, save_agent
+    from toolkit.sokoban.generate import generate
+    from toolkit.sokoban.ppo import PPOConfig
+    from toolkit.sokoban.ppo import train as run
+
+    torch.set_num_threads(1)
+    s = seed_or_global(seed)
+    if arch == "ff":
+        depth, ticks, kind = 2, 2, "ff"
+    else:
+        parts = _ints(arch, "--arch", 1)
+        if len(parts) != 2:
+            raise InputError(f"--arch {arch}: expected D,N or ff")
+        depth, ticks, kind = parts[0], parts[1], "drc"
+    grid = _size(size)
+    t0 = time.time()
+    levels = [lv for lv, _, _ in generate(levels_n, grid, _ints(boxes, "--boxes", 1), max_moves, "train", s, min_moves)]
+    gen_s = time.time() - t0
+    cfg = AgentConfig(arch=kind, depth=depth, ticks=ticks, channels=channels, grid=grid)
+    result = run(levels, cfg, PPOConfig(envs=envs), minutes * 60, s)
+    log = {**result.log, "levels": levels_n, "generation_seconds": round(gen_s, 1), "command_seed": s}
+    save_agent(result.agent, out_dir, log)
+    size_bytes = sum(f.stat().st_size for f in out_dir.iterdir())
+    with open_writer(None) as writer:
+        writer.write(make_record("sokoban.trained", dir=str(out_dir), arch=kind, depth=depth, ticks=ticks,
+                                 channels=channels, grid=list(grid), frames=log["frames"], updates=log["updates"],
+                                 seconds=log["seconds"], bytes=size_bytes, config_hash=cfg.digest(),
+                                 last=log["history"][-1] if log["history"] else None))
+
+
+
+
+def _play_agent(agent_path: Path | None):
+    if agent_path is not None and str(agent_path) == "random":
+        return None
+    return _agent(agent_path)
+
+
+def _random_rollout(levels, seed: int, cap: int):
+    import numpy as np
+
+    from toolkit.sokoban.env import BatchEnv
+    from toolkit.sokoban.rollout import Episode
+
+    rng = np.random.default_rng(seed)
+    env = BatchEnv(levels, len(levels), sample=False, cap=cap)
+    eps = [Episode(lv.id) for lv in levels]
+    done = np.zeros(len(levels), bool)
+    while not done.all():
+        _, term, trunc = env.step(rng.integers(1, 5, len(levels)), auto_reset=False)
+        for b in np.flatnonzero(~done):
+            eps[b].steps += 1
+            if term[b] or trunc[b]:
+                eps[b].solved, done[b] = bool(term[b]), True
+    return eps
+
+
+@app.command()
+def play(
+    levels: LevelsArg,
+    agent_path: Annotated[Path | None, typer.Option("--agent", help="Agent directory, or 'random' (baseline).")] = None,
+    think: Annotated[str, typer.Option("--think", help="Comma list of thinking steps k.")] = "0",
+    think_mode: Annotated[str, typer.Option("--think-mode", help="noop (counted no-op steps) or free.")] = "noop",
+    no_episodes: Annotated[bool, typer.Option("--no-episodes", help="Only the solve_rate records.")] = False,
+    cap: Annotated[int, typer.Option("--cap", min=1, help="Step cap per episode.")] = 120,
+    seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Greedy play with k thinking steps: sokoban.episode per level and k, sokoban.solve_rate per k with
+    the exact McNemar p-value against k=0.
+
+    Example: reason sokoban play assets/sokoban/levels/test.txt --think 0,1,2,4,8 --no-episodes
+    """
+    from toolkit.sokoban.levels import check_grid
+    from toolkit.sokoban.rollout import rollout
+    from toolkit.sokoban.stats import mcnemar
+
+    ks = _ints(think, "--think", 0)
+    if think_mode not in ("noop", "free"):
+        raise InputError(f"--think-mode {think_mode}: expected noop or free")
+    agent = _play_agent(agent_path)
+    lv = _levels(levels, skip_bad)
+    if agent is not None:
+        check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
+    base = None
+    with open_writer(out) as writer:
+        for k in ks:
+            if agent is None:
+                eps = _random_rollout(lv, seed_or_global(seed), cap)
+            else:
+                eps = rollout(agent, lv, k, think_mode, cap)
+            solved = [e.solved for e in eps]
+            if not no_episodes:
+                for level, e in zip(lv, eps, strict=False):
+                    writer.write(make_record("sokoban.episode", id=e.level_id, think=k, mode=think_mode,
+                                             solved=e.solved, steps=e.steps, boxes=level.n_boxes))
+            if base is None:
+                base = solved
+            by_boxes = {}
+            for nb in sorted({level.n_boxes for level in lv}):
+                sel = [s for s, level in zip(solved, lv, strict=False) if level.n_boxes == nb]
+                by_boxes[str(nb)] = round(sum(sel) / len(sel), 4)
+            writer.write(make_record("sokoban.solve_rate", think=k, mode=think_mode, n=len(solved),
+                                     solved=sum(solved), rate=round(sum(solved) / len(solved), 4),
+                                     by_boxes=by_boxes, mcnemar_p_vs_k0=mcnemar(base, solved),
+                                     agent="random" if agent is None else str(agent_path or "shipped")))
+
+
+@app.command()
+def collect(
+    levels: LevelsArg,
+    output: Annotated[Path, typer.Option("--out", "-o", help="Dataset file (.safetensors).")],
+    agent_path: AgentOpt = None,
+    episodes: Annotated[int, typer.Option("--episodes", min=1, help="Episodes (levels cycled).")] = 3000,
+    seed: SeedOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Roll the agent out greedily and store obs, last-tick cell/hidden states per layer, CA/CB labels.
+
+    Example: reason sokoban collect train.txt --episodes 3000 -o A.safetensors
+    """
+    from toolkit.sokoban.levels import check_grid
+    from toolkit.sokoban.probes import collect as run
+    from toolkit.sokoban.probes import save_dataset
+
+    agent = _agent(agent_path)
+    lv = _levels(levels, skip_bad)
+    check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
+    data = run(agent, lv, episodes, seed_or_global(seed))
+    save_dataset(data, output, agent.fingerprint)
+    with open_writer(None) as writer:
+        writer.write(make_record("sokoban.dataset", path=str(output), episodes=episodes, steps=int(len(data["CA"])),
+                                 solved=int(data["solved"].sum()), agent_hash=agent.fingerprint))
+
+
+@app.command()
+def probe(
+    train_path: Annotated[Path, typer.Option("--train", help="Dataset from `collect` (train levels).")],
+    test_path: Annotated[Path, typer.Option("--test", help="Dataset from `collect` (disjoint test levels).")],
+    output: Annotated[Path, typer.Option("--out", "-o", help="Probes file (.safetensors); records go to stdout.")],
+    concept: Annotated[str, typer.Option("--concept", help="Comma list of CA, CB.")] = "CA,CB",
+    kernel: Annotated[str, typer.Option("--kernel", help="Comma list of 1, 3.")] = "1,3",
+    source: Annotated[str, typer.Option("--source", help="Comma list of cell, hidden, obs.")] = "cell,hidden,obs",
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per probe (subsample + solver).")] = 5,
+    max_samples: Annotated[int, typer.Option("--max-samples", min=100, help="Training squares per fit.")] = 10000,
+    seed: SeedOpt = None,
+):
+    """Fit square-level logistic-regression probes; one sokoban.probe per (concept, source, layer, kernel, seed)
+    with macro F1 and per-class P/R/F1 on the test dataset; the first seed's weights go to --out.
+
+    Example: reason sokoban probe --train A.safetensors --test B.safetensors --kernel 1,3 -o P.safetensors
+    """
+    from toolkit.core.extras import require
+
+    require("rl", "sklearn")
+    from toolkit.sokoban.concepts import check_concept
+    from toolkit.sokoban.probes import (
+        SOURCES,
+        features,
+        fit_probe,
+        full_weights,
+        load_dataset,
+        predict,
+        probe_key,
+        save_probes,
+        score,
+        source_grid,
+    )
+
+    concepts = [check_concept(c) for c in concept.split(",") if c]
+    kernels = _ints(kernel, "--kernel")
+    for k in kernels:
+        if k not in (1, 3):
+            raise InputError(f"--kernel {k}: expected 1 or 3")
+    sources = [s for s in source.split(",") if s]
+    for s in sources:
+        if s not in SOURCES:
+            raise InputError(f"--source {s}: expected one of {', '.join(SOURCES)}")
+    train_data, h1 = load_dataset(train_path)
+    test_data, h2 = load_dataset(test_path)
+    if h1 != h2:
+        raise InputError(f"{test_path}: collected from another agent than {train_path} ({h2} != {h1})")
+    depth = train_data["cell"].shape[1]
+    base = seed_or_global(seed)
+    saved = {}
+    with open_writer(None) as writer:
+        for c in concepts:
+            y_train, y_test = train_data[c].reshape(-1).astype(int), test_data[c].reshape(-1).astype(int)
+            for s in sources:
+                for layer in ([0] if s == "obs" else range(depth)):
+                    for k in kernels:
+                        x_train = features(source_grid(train_data, s, layer), k)
+                        x_test = features(source_grid(test_data, s, layer), k)
+                        for i in range(seeds):
+                            clf = fit_probe(x_train, y_train, base + i, max_samples)
+                            w, b = full_weights(clf)
+                            res = score(y_test, predict(w, b, x_test))
+                            key = probe_key(c, s, layer, k)
+                            if i == 0:
+                                saved[key] = (w, b)
+                            writer.write(make_record("sokoban.probe", concept=c, source=s, layer=layer, kernel=k,
+                                                     seed=base + i, key=key, **res))
+    save_probes(saved, output, h1, {"concepts": concepts, "sources": sources, "kernels": kernels})
+
+
+def _probes_for(agent, path: Path):
+    from toolkit.sokoban.probes import load_probes
+
+    return load_probes(path, agent.fingerprint)
+
+
+@app.command()
+def ticks(
+    levels: LevelsArg,
+    probes: Annotated[Path, typer.Option("--probes", help="Probes file from `probe`.")],
+    agent_path: AgentOpt = None,
+    think: Annotated[int, typer.Option("--think", help="Thinking (no-op) steps before acting.")] = 5,
+    kernel: Annotated[int, typer.Option("--kernel", help="Probe kernel 1 or 3.")] = 1,
+    bidir: Annotated[bool, typer.Option("--bidir", help="Also the bidirectionality index (top-layer CB).")] = False,
+    out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Plan F1 at every tick of the first 1+think steps (cell-state probes vs the episode's final labels):
+    one sokoban.plan_f1 per (concept, step, tick, layer).
+
+    Example: reason sokoban ticks test.txt --probes P.safetensors --think 5 | jq -c '[.step,.tick,.macro_f1]'
+    """
+    import numpy as np
+
+    from toolkit.sokoban.concepts import labels
+    from toolkit.sokoban.levels import check_grid
+    from toolkit.sokoban.probes import features, predict, probe_key, score
+    from toolkit.sokoban.rollout import rollout
+
+    if think < 0:
+        raise InputError(f"--think {think}: must be >= 0")
+    if kernel not in (1, 3):
+        raise InputError(f"--kernel {kernel}: expected 1 or 3")
+    agent = _agent(agent_path)
+    table = _probes_for(agent, probes)
+    lv = _levels(levels, skip_bad)
+    check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
+    eps = rollout(agent, lv, think, "noop", keep_obs=bidir, keep_states=True, max_state_steps=think + 1)
+    with open_writer(out) as writer:
+        for concept in ("CA", "CB"):
+            lab = [labels(e.players, e.actions, e.pushes, agent.cfg.grid, concept) for e in eps]
+            for step in range(think + 1):
+                rows = [i for i, e in enumerate(eps) if e.steps > step]
+                y = np.concatenate([lab[i][step].reshape(-1) for i in rows])
+                for tick in range(agent.cfg.ticks):
+                    for layer in range(agent.cfg.depth):
+                        key = probe_key(concept, "cell", layer, kernel)
+                        if key not in table:
+                            raise InputError(f"{probes}: no probe '{key}'")
+                        grid = np.stack([eps[i].states[step][tick, 0, layer] for i in rows]).astype(np.float32)
+                        pred = predict(*table[key], features(grid, kernel))
+                        res = score(y, pred)
+                        writer.write(make_record("sokoban.plan_f1", concept=concept, step=step, tick=tick,
+                                                 layer=layer, kernel=kernel, think=think, n=len(rows),
+                                                 macro_f1=res["macro_f1"]))
+        if bidir:  # no-op thinking steps keep the labels of step 0, so every tick of them is compared to those
+            from toolkit.sokoban.bidirectional import index
+
+            keep = [i for i, e in enumerate(eps) if e.steps > think]
+            top, key = agent.cfg.depth - 1, probe_key("CB", "cell", agent.cfg.depth - 1, kernel)
+            preds = np.stack([np.stack([predict(*table[key], features(
+                eps[i].states[s][t, 0, top][None].astype(np.float32), kernel)).reshape(agent.cfg.grid)
+                for i in keep]) for s in range(think + 1) for t in range(agent.cfg.ticks)])
+            lab0 = np.stack([labels(eps[i].players, eps[i].actions, eps[i].pushes, agent.cfg.grid, "CB")[0]
+                             for i in keep])
+            obs0 = np.stack([np.asarray(eps[i].obs[0]) for i in keep])
+            for row in index(preds, lab0, obs0):
+                writer.write(make_record("sokoban.bidirectionality", layer=top, kernel=kernel, **row))
+
+
+@app.command()
+def cases(
+    levels: LevelsArg,
+    agent_path: AgentOpt = None,
+    max_ratio: Annotated[float, typer.Option("--max-ratio", help="Alternative route at most this x longer.")] = 1.5,
+    out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Intervention cases: the agent's own route paired with a solver alternative avoiding a checkpoint square.
+
+    Example: reason sokoban cases test.txt -o cases.jsonl
+    """
+    from toolkit.sokoban.interventions import build_cases
+    from toolkit.sokoban.levels import check_grid
+
+    agent = _agent(agent_path)
+    lv = _levels(levels, skip_bad)
+    check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
+    with open_writer(out) as writer:
+        for i, case in enumerate(build_cases(agent, lv, max_ratio)):
+            writer.write(make_record("sokoban.case", half="pick" if i % 2 == 0 else "test",
+                                     agent_hash=agent.fingerprint, **case))
+
+
+@app.command()
+def intervene(
+    cases_path: Annotated[Path, typer.Option("--cases", help="sokoban.case JSONL.")],
+    probes: Annotated[Path, typer.Option("--probes", help="Probes file (CA cell 1x1 probes are used).")],
+    agent_path: AgentOpt = None,
+    alphas: Annotated[str, typer.Option("--alphas", help="Comma list of scales.")] = "0.25,0.5,1,2,4",
+    control: Annotated[str, typer.Option("--control", help="random (equal-norm random vectors) or none.")] = "random",
+    cap: Annotated[int, typer.Option("--cap", min=1, help="Step cap per episode.")] = 120,
+    seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
+):
+    """Pick (layer, alpha) on the 'pick' half of the cases, then test it and the random control on the 'test' half.
+
+    Example: reason sokoban intervene --cases cases.jsonl --probes P.safetensors --alphas 0.25,0.5,1,2,4
+    """
+    from toolkit.core.records import read_records
+    from toolkit.sokoban.interventions import case_level, run_cases
+    from toolkit.sokoban.probes import probe_key
+
+    scales = _floats(alphas, "--alphas")
+    if control not in ("random", "none"):
+        raise InputError(f"--control {control}: expected random or none")
+    agent = _agent(agent_path)
+    table = _probes_for(agent, probes)
+    bad = BadLines()
+    all_cases = []
+    for i, rec in enumerate(read_records(str(cases_path), types=["sokoban.case"], skip_bad=skip_bad, bad=bad), 1):
+        case_level(rec, f"{cases_path}:{i}")
+        if rec.get("agent_hash") not in (None, agent.fingerprint):
+            raise InputError(f"{cases_path}:{i}: case built for another agent ({rec.get('agent_hash')})")
+        all_cases.append(rec)
+    report_bad(bad)
+    if not all_cases:
+        raise InputError(f"{cases_path}: no cases")
+    pick = [c for c in all_cases if c.get("half") == "pick"] or all_cases[::2]
+    test = [c for c in all_cases if c.get("half") == "test"] or all_cases[1::2] or all_cases
+    s = seed_or_global(seed)
+    with open_writer(out) as writer:
+        best, best_rate = (0, scales[0]), -1.0
+        for layer in range(agent.cfg.depth):
+            weight = table[probe_key("CA", "cell", layer, 1)][0]
+            for alpha in scales:
+                res = run_cases(agent, pick, weight, layer, alpha, cap=cap)
+                rate = sum(r["success"] for r in res) / len(res)
+                writer.write(make_record("sokoban.intervention_sweep", half="pick", layer=layer, alpha=alpha,
+                                         n=len(res), success=round(rate, 4)))
+                if rate > best_rate:
+                    best, best_rate = (layer, alpha), rate
+        layer, alpha = best
+        weight = table[probe_key("CA", "cell", layer, 1)][0]
+        arms = [("probe", False)] + ([("random", True)] if control == "random" else [])
+        summary = {}
+        for name, ctrl in arms:
+            res = run_cases(agent, test, weight, layer, alpha, control=ctrl, seed=s, cap=cap)
+            for r in res:
+                writer.write(make_record("sokoban.intervention", half="test", **r))
+            summary[name] = round(sum(r["success"] for r in res) / len(res), 4)
+        base = run_cases(agent, test, weight, layer, 0.0, cap=cap)
+        summary["none"] = round(sum(r["success"] for r in base) / len(base), 4)
+        writer.write(make_record("sokoban.intervention_summary", layer=layer, alpha=alpha, n_pick=len(pick),
+                                 n_test=len(test), pick_success=round(best_rate, 4), success=summary))
+
+
+@app.command()
+def export(
+    onnx: Annotated[Path, typer.Option("--onnx", help="ONNX file to write (one agent step).")],
+    agent_path: AgentOpt = None,
+):
+    """Export one step (obs, state) -> (logits, value, new state) to ONNX and check it against torch.
+
+    Example: reason sokoban export --agent assets/sokoban/agent --onnx agent.onnx
+    """
+    from toolkit.core.extras import require
+
+    require("rl", "onnx", "onnxruntime")
+    from toolkit.sokoban.export import export_onnx, max_difference
+
+    agent = _agent(agent_path)
+    export_onnx(agent, onnx)
+    with open_writer(None) as writer:
+        writer.write(make_record("sokoban.export", path=str(onnx), format="onnx", bytes=onnx.stat().st_size,
+                                 max_abs_diff=max_difference(agent, onnx), agent_hash=agent.fingerprint))
+
+
+@app.command()
+def show(
+    level_path: Annotated[str, typer.Argument(help="Level file (the first level is shown).")],
+    probes: Annotated[Path, typer.Option("--probes", help="Probes file from `probe`.")],
+    agent_path: AgentOpt = None,
+    concept: Annotated[str, typer.Option("--concept", help="CA or CB.")] = "CA",
+    layer: Annotated[int | None, typer.Option("--layer", min=0, help="Layer decoded (default: the top).")] = None,
+    steps: Annotated[int, typer.Option("--steps", min=1, help="Env steps shown.")] = 3,
+    out: OutOpt = None,
+):
+    """The decoded plan as arrows per step and tick: one sokoban.plan record each (rows of ^ v < > over the level).
+
+    Example: reason sokoban show assets/sokoban/levels/test.txt --probes assets/sokoban/probes.safetensors
+    """
+    import numpy as np
+
+    from toolkit.sokoban.concepts import check_concept
+    from toolkit.sokoban.levels import check_grid
+    from toolkit.sokoban.probes import features, predict, probe_key
+    from toolkit.sokoban.rollout import rollout
+
+    check_concept(concept)
+    agent = _agent(agent_path)
+    table = _probes_for(agent, probes)
+    level = _levels(level_path, False)[0]
+    check_grid([level], agent.cfg.grid, str(agent_path or "shipped agent"))
+    d = agent.cfg.depth - 1 if layer is None else layer
+    if d >= agent.cfg.depth:
+        raise InputError(f"--layer {d}: the agent has {agent.cfg.depth} layers")
+    key = probe_key(concept, "cell", d, 1)
+    if key not in table:
+        raise InputError(f"{probes}: no probe '{key}'")
+    (ep,) = rollout(agent, [level], keep_states=True, max_state_steps=steps)
+    arrows = np.array(list(" ^v<>"))
+    base = [row[1:-1] for row in level.rows()[1:-1]]
+    with open_writer(out) as writer:
+        for step, states in enumerate(ep.states):
+            for tick in range(states.shape[0]):
+                grid = states[tick, 0, d][None].astype(np.float32)
+                pred = predict(*table[key], features(grid, 1)).reshape(agent.cfg.grid)
+                rows = ["".join(arrows[k] if k else base[r][c] for c, k in enumerate(line))
+                        for r, line in enumerate(pred)]
+                writer.write(make_record("sokoban.plan", id=level.id, step=step, tick=tick, layer=d,
+                                         concept=concept, rows=rows))

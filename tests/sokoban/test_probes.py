@@ -1,0 +1,44 @@
+"""Probes: sklearn 1x1 = a 1x1 convolution with the same weights; planted signal found, shuffled labels at chance."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from toolkit.sokoban.probes import features, fit_probe, full_weights, predict, score
+
+
+def _planted(seed=0, n=300, c=8):
+    mix = np.random.default_rng(99).standard_normal((5, c)).astype(np.float32) * 3
+    grid = np.random.default_rng(seed).standard_normal((n, c, 6, 6)).astype(np.float32)
+    y = np.einsum("kc,nchw->nkhw", mix, grid).argmax(1)  # (n, 6, 6)
+    return grid, y
+
+
+def test_sklearn_1x1_equals_conv1x1():
+    grid, y = _planted()
+    clf = fit_probe(features(grid, 1), y.reshape(-1), 0, 5000)
+    w, b = full_weights(clf)
+    weight = torch.from_numpy(w)[:, :, None, None]
+    conv = torch.nn.functional.conv2d(torch.from_numpy(grid), weight, torch.from_numpy(b))
+    from_conv = conv.argmax(1).numpy().reshape(-1)
+    assert np.array_equal(from_conv, clf.predict(features(grid, 1)))
+    assert np.array_equal(from_conv, predict(w, b, features(grid, 1)))
+
+
+def test_planted_signal_and_shuffled_labels():
+    grid, y = _planted()
+    test_grid, test_y = _planted(seed=1)
+    x = features(grid, 1)
+    w, b = full_weights(fit_probe(x, y.reshape(-1), 0, 8000))
+    assert score(test_y.reshape(-1), predict(w, b, features(test_grid, 1)))["macro_f1"] > 0.95
+    shuffled = np.random.default_rng(3).permutation(y.reshape(-1))
+    w, b = full_weights(fit_probe(x, shuffled, 0, 8000))
+    assert score(test_y.reshape(-1), predict(w, b, features(test_grid, 1)))["macro_f1"] < 0.3
+
+
+def test_3x3_features_are_zero_padded_neighbourhoods():
+    grid = np.arange(2 * 1 * 3 * 3, dtype=np.float32).reshape(2, 1, 3, 3)
+    f = features(grid, 3).reshape(2, 3, 3, 9)
+    assert f[0, 1, 1].tolist() == grid[0, 0].reshape(-1).tolist()
+    assert f[0, 0, 0].tolist()[:4] == [0, 0, 0, 0] and f[0, 0, 0, 4] == grid[0, 0, 0, 0]

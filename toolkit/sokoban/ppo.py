@@ -1,0 +1,135 @@
+"""PPO for the recurrent agent, with the official V-trace run's values (lambda 0.97, unroll 20, lr 4e-4,
+entropy 1e-2, Adam eps 1e-4), clip 0.2, the recurrent state stored at each unroll's start, and a
+1 -> 2 box curriculum (2-box levels join once 1-box episodes are solved often enough).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from toolkit.core import console
+from toolkit.sokoban.drc import AgentConfig, DRCAgent
+from toolkit.sokoban.env import BatchEnv
+from toolkit.sokoban.levels import Level
+
+
+@dataclass
+class PPOConfig:
+    envs: int = 64
+    unroll: int = 20
+    gamma: float = 0.97
+    lam: float = 0.97
+    lr: float = 4e-4
+    adam_eps: float = 1e-4
+    entropy: float = 1e-2
+    value_coef: float = 0.5
+    clip: float = 0.2
+    epochs: int = 2
+    minibatches: int = 2
+    max_grad_norm: float = 2.5
+    curriculum_switch: float = 0.6  # 1-box solve rate (recent episodes) at which 2-box levels join
+    log_every: int = 20
+
+
+@dataclass
+class TrainResult:
+    agent: DRCAgent
+    log: dict = field(default_factory=dict)
+
+
+def _curriculum_weights(levels: list[Level], two_share: float) -> np.ndarray:
+    boxes = np.array([lv.n_boxes for lv in levels])
+    if not ((boxes > 1).any() and (boxes <= 1).any()):
+        return np.full(len(levels), 1.0 / len(levels))
+    w = np.where(boxes <= 1, 1.0 - two_share, two_share)
+    return w / w.sum()
+
+
+def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float, seed: int,
+          max_updates: int | None = None) -> TrainResult:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    agent = DRCAgent(cfg)
+    opt = torch.optim.Adam(agent.parameters(), lr=ppo.lr, eps=ppo.adam_eps)
+    env = BatchEnv(levels, ppo.envs, seed=seed)
+    two_share = 0.0
+    env.weights = _curriculum_weights(levels, two_share)
+    state = agent.initial_state(ppo.envs)
+    obs = torch.from_numpy(env.observe().copy())
+    recent: dict[int, list[float]] = {1: [], 2: []}
+    history, start, update, frames = [], time.time(), 0, 0
+    while time.time() - start < seconds and (max_updates is None or update < max_updates):
+        state0 = state.clone()
+        buf_obs, buf_act, buf_logp, buf_val, buf_rew, buf_done = [], [], [], [], [], []
+        with torch.no_grad():
+            for _ in range(ppo.unroll):
+                logits, value, state = agent(obs, state)
+                dist = torch.distributions.Categorical(logits=logits)
+                action = dist.sample()
+                counts = env.pool[2][env.level_index].reshape(ppo.envs, -1).sum(1)
+                rew, term, trunc = env.step(action.numpy())
+                done = term | trunc
+                for b in np.flatnonzero(done):
+                    recent[min(int(counts[b]), 2)].append(float(term[b]))
+                buf_obs.append(obs)
+                buf_act.append(action)
+                buf_logp.append(dist.log_prob(action))
+                buf_val.append(value)
+                buf_rew.append(torch.from_numpy(rew))
+                buf_done.append(torch.from_numpy(done))
+                obs = torch.from_numpy(env.observe().copy())
+                state = state * torch.from_numpy(~done).float().view(-1, 1, 1, 1, 1, 1)
+            _, last_value, _ = agent(obs, state)
+        frames += ppo.unroll * ppo.envs
+        rewards, dones, values = torch.stack(buf_rew), torch.stack(buf_done).float(), torch.stack(buf_val)
+        adv = torch.zeros_like(rewards)
+        gae = torch.zeros(ppo.envs)
+        for t in reversed(range(ppo.unroll)):
+            nxt = last_value if t == ppo.unroll - 1 else values[t + 1]
+            delta = rewards[t] + ppo.gamma * nxt * (1 - dones[t]) - values[t]
+            gae = delta + ppo.gamma * ppo.lam * (1 - dones[t]) * gae
+            adv[t] = gae
+        returns = adv + values
+        obs_t, act_t, logp_t = torch.stack(buf_obs), torch.stack(buf_act), torch.stack(buf_logp)
+        for _ in range(ppo.epochs):
+            for idx in np.array_split(rng.permutation(ppo.envs), ppo.minibatches):
+                idx_t = torch.from_numpy(idx)
+                s = state0[idx_t]
+                logits_all, values_all = [], []
+                for t in range(ppo.unroll):
+                    lg, v, s = agent(obs_t[t, idx_t], s)
+                    logits_all.append(lg)
+                    values_all.append(v)
+                    s = s * (1 - dones[t, idx_t]).view(-1, 1, 1, 1, 1, 1)
+                dist = torch.distributions.Categorical(logits=torch.stack(logits_all))
+                logp = dist.log_prob(act_t[:, idx_t])
+                a = adv[:, idx_t]
+                a = (a - a.mean()) / (a.std() + 1e-8)
+                ratio = torch.exp(logp - logp_t[:, idx_t])
+                pg = -torch.min(ratio * a, ratio.clamp(1 - ppo.clip, 1 + ppo.clip) * a).mean()
+                vloss = 0.5 * (torch.stack(values_all) - returns[:, idx_t]).pow(2).mean()
+                loss = pg + ppo.value_coef * vloss - ppo.entropy * dist.entropy().mean()
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(agent.parameters(), ppo.max_grad_norm)
+                opt.step()
+        update += 1
+        one = recent[1][-200:]
+        if two_share == 0.0 and len(one) >= 100 and np.mean(one) >= ppo.curriculum_switch:
+            two_share = 0.5
+            env.weights = _curriculum_weights(levels, two_share)
+        if update % ppo.log_every == 0:
+            two = recent[2][-200:]
+            row = {"update": update, "frames": frames, "seconds": round(time.time() - start, 1),
+                   "solve_1box": round(float(np.mean(one)), 3) if one else None,
+                   "solve_2box": round(float(np.mean(two)), 3) if two else None, "two_box_share": two_share}
+            history.append(row)
+            console.info(f"update {update} frames {frames} 1-box {row['solve_1box']} 2-box {row['solve_2box']}")
+    agent.eval()
+    log = {"updates": update, "frames": frames, "seconds": round(time.time() - start, 1), "history": history,
+           "ppo": ppo.__dict__, "seed": seed}
+    return TrainResult(agent, log)

@@ -1,0 +1,163 @@
+"""Collect probe datasets from an agent's rollouts and fit square-level linear probes (sklearn).
+
+A 1x1 probe is a multinomial LogisticRegression on one square's C-dim vector; a 3x3 probe reads the
+zero-padded 3x3 neighbourhood (9C). Sources: each layer's last-tick cell state c, its hidden state h,
+or the observation. Score: precision_recall_fscore_support(average='macro', zero_division=1) over all
+squares of the test episodes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from toolkit.core.errors import InputError
+from toolkit.sokoban.concepts import CLASSES, labels
+from toolkit.sokoban.drc import DRCAgent
+from toolkit.sokoban.levels import Level
+from toolkit.sokoban.rollout import rollout
+
+SOURCES = ("cell", "hidden", "obs")
+
+
+def collect(agent: DRCAgent, levels: list[Level], episodes: int, seed: int) -> dict[str, np.ndarray]:
+    """Rollouts on `episodes` levels (cycled, shuffled by seed): obs, last-tick c and h per layer, CA/CB labels."""
+    rng = np.random.default_rng(seed)
+    order = [levels[i % len(levels)] for i in rng.permutation(max(episodes, len(levels)))[:episodes]]
+    eps = rollout(agent, order, keep_obs=True, keep_states=True)
+    obs, cell, hidden, ca, cb, ep_id = [], [], [], [], [], []
+    for i, e in enumerate(eps):
+        states = np.stack([s[-1] for s in e.states])  # last tick: (T, 2, D, C, H, W)
+        obs.append(np.stack(e.obs).astype(np.float16))
+        cell.append(states[:, 0])
+        hidden.append(states[:, 1])
+        ca.append(labels(e.players, e.actions, e.pushes, agent.cfg.grid, "CA").astype(np.int8))
+        cb.append(labels(e.players, e.actions, e.pushes, agent.cfg.grid, "CB").astype(np.int8))
+        ep_id.append(np.full(e.steps, i, np.int32))
+    return {"obs": np.concatenate(obs), "cell": np.concatenate(cell), "hidden": np.concatenate(hidden),
+            "CA": np.concatenate(ca), "CB": np.concatenate(cb), "episode": np.concatenate(ep_id),
+            "solved": np.array([e.solved for e in eps], np.int8)}
+
+
+def save_dataset(data: dict[str, np.ndarray], path: Path, config_hash: str) -> None:
+    from safetensors.numpy import save_file
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file({k: np.ascontiguousarray(v) for k, v in data.items()}, str(path), metadata={"config_hash": config_hash})
+
+
+def load_dataset(path: str | Path) -> tuple[dict[str, np.ndarray], str]:
+    from safetensors import safe_open
+    from safetensors.numpy import load_file
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such dataset file")
+    try:
+        with safe_open(str(p), "np") as f:
+            meta = f.metadata() or {}
+        data = load_file(str(p))
+    except Exception as exc:  # a truncated or foreign file: one line, not a traceback
+        raise InputError(f"{p}: not a probe dataset ({type(exc).__name__})") from None
+    for key in ("obs", "cell", "hidden", "CA", "CB"):
+        if key not in data:
+            raise InputError(f"{p}: dataset without '{key}'")
+    return data, meta.get("config_hash", "")
+
+
+def features(grid: np.ndarray, kernel: int) -> np.ndarray:
+    """(N, F, H, W) -> (N*H*W, F*k*k): each square's own vector or its zero-padded 3x3 neighbourhood."""
+    if kernel not in (1, 3):
+        raise InputError(f"--kernel {kernel}: expected 1 or 3")
+    n, f, h, w = grid.shape
+    if kernel == 3:
+        padded = np.pad(grid, ((0, 0), (0, 0), (1, 1), (1, 1)))
+        grid = np.concatenate([padded[:, :, dr:dr + h, dc:dc + w] for dr in range(3) for dc in range(3)], axis=1)
+    return grid.transpose(0, 2, 3, 1).reshape(n * h * w, -1).astype(np.float32)
+
+
+def source_grid(data: dict[str, np.ndarray], source: str, layer: int) -> np.ndarray:
+    if source not in SOURCES:
+        raise InputError(f"--source {source}: expected one of {', '.join(SOURCES)}")
+    if source == "obs":
+        return data["obs"].astype(np.float32)
+    return data[source][:, layer].astype(np.float32)
+
+
+def fit_probe(x: np.ndarray, y: np.ndarray, seed: int, max_samples: int):
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(seed)
+    idx = rng.permutation(len(y))[:max_samples]
+    present = np.unique(y[idx])
+    if len(present) < 2:  # e.g. no box ever pushed: the probe can only answer the one class it saw
+        return _Constant(int(present[0]), x.shape[1])
+    clf = LogisticRegression(max_iter=300, C=1.0, random_state=seed)
+    clf.fit(x[idx], y[idx])
+    return clf
+
+
+class _Constant:
+    def __init__(self, label: int, n_features: int):
+        self.classes_ = np.array([label])
+        self.coef_ = np.zeros((1, n_features), np.float32)
+        self.intercept_ = np.zeros(1, np.float32)
+
+
+def full_weights(clf) -> tuple[np.ndarray, np.ndarray]:
+    """(5, F) weights and (5,) bias, with rows for classes absent from the training sample set to -inf bias."""
+    f = clf.coef_.shape[1]
+    weight, bias = np.zeros((len(CLASSES), f), np.float32), np.full(len(CLASSES), -1e9, np.float32)
+    weight[clf.classes_] = clf.coef_
+    bias[clf.classes_] = clf.intercept_
+    return weight, bias
+
+
+def score(y_true: np.ndarray, y_pred: np.ndarray) -> dict:
+    from sklearn.metrics import precision_recall_fscore_support
+
+    p, r, f, _ = precision_recall_fscore_support(y_true, y_pred, average="macro", zero_division=1,
+                                                 labels=list(range(len(CLASSES))))
+    pc, rc, fc, sc = precision_recall_fscore_support(y_true, y_pred, average=None, zero_division=1,
+                                                     labels=list(range(len(CLASSES))))
+    return {"macro_f1": round(float(f), 4), "macro_precision": round(float(p), 4), "macro_recall": round(float(r), 4),
+            "per_class": {c: {"precision": round(float(pc[i]), 4), "recall": round(float(rc[i]), 4),
+                              "f1": round(float(fc[i]), 4), "support": int(sc[i])} for i, c in enumerate(CLASSES)}}
+
+
+def predict(weight: np.ndarray, bias: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return (x @ weight.T + bias).argmax(1)
+
+
+def probe_key(concept: str, source: str, layer: int, kernel: int) -> str:
+    return f"{concept}.{source}.{layer if source != 'obs' else 0}.k{kernel}"
+
+
+def save_probes(probes: dict[str, tuple[np.ndarray, np.ndarray]], path: Path, config_hash: str, meta: dict) -> None:
+    from safetensors.numpy import save_file
+
+    tensors = {}
+    for key, (w, b) in probes.items():
+        tensors[key + ".weight"], tensors[key + ".bias"] = w, b
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(path), metadata={"config_hash": config_hash, "meta": json.dumps(meta)})
+
+
+def load_probes(path: str | Path, config_hash: str | None = None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    from safetensors import safe_open
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such probes file")
+    try:
+        with safe_open(str(p), "np") as f:
+            meta = f.metadata() or {}
+            tensors = {k: f.get_tensor(k) for k in f.keys()}
+    except Exception as exc:
+        raise InputError(f"{p}: not a probes file ({type(exc).__name__})") from None
+    if config_hash is not None and meta.get("config_hash") != config_hash:
+        raise InputError(f"{p}: probes of another agent (config hash {meta.get('config_hash')} != {config_hash})")
+    keys = {k.rsplit(".", 1)[0] for k in tensors}
+    return {k: (tensors[k + ".weight"], tensors[k + ".bias"]) for k in keys}
