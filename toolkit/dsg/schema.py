@@ -94,9 +94,10 @@ def spoken(term: str) -> str:
 def parse_notation(text: str, where: str = "notation") -> Schema:
     """A schema from the `p(...)` notation; an unparsable one is an input error naming `where`."""
     text = " ".join(text.split())
-    if "=" not in text:
-        raise InputError(f"{where}: unparsable schema notation (no '=')")
-    head, body = text.split("=", 1)
+    parts = re.split(r"(?<=\))\s*=\s*", text, maxsplit=1)
+    if len(parts) != 2:
+        raise InputError(f"{where}: unparsable schema notation (expected 'p(image | concept=NAME) = ...')")
+    head, body = parts
     m = TERM_RE.fullmatch(head.strip())
     if not m or m.group(1) != "image" or not m.group(2).startswith("concept="):
         raise InputError(f"{where}: unparsable schema notation (expected 'p(image | concept=NAME) = ...')")
