@@ -273,7 +273,7 @@ def run(
     writer = open_writer(out, resume=resume)
     try:
         stream = (run_dsg(todo, shipped, asker, compose, cache, batch_items=batch_items) if mode == "dsg"
-                  else run_baseline(todo, asker, mode))
+                  else run_baseline(todo, asker, mode, cache))
         for rec in stream:
             writer.write(rec)
     finally:

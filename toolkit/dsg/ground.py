@@ -53,7 +53,8 @@ class ChatAsker:
     """Any LLM backend URI (openai:MODEL@URL, replay:, py:): one chat call per question, image as a data URL."""
 
     def __init__(self, llm):
-        self.llm, self.name = llm, llm.name
+        # the cache key names the answering backend, not its --record wrapper
+        self.llm, self.name = llm, getattr(llm, "inner", None) and llm.inner.name or llm.name
         self.calls = 0
         self._urls: dict[str, str] = {}
 
@@ -96,6 +97,18 @@ class GroundingCache:
         self.answers[key] = raw
         if self._writer is not None:
             self._writer.write(make_record(CACHE, key=key, question=question, raw=raw))
+
+    def converse(self, asker, image: str, turns: list[Turn], **kwargs) -> str:
+        """A (multi-turn) question through the cache: the key covers every turn of the conversation."""
+        import json
+
+        question = json.dumps(turns, ensure_ascii=False)
+        key = self.key(image, question, asker.name)
+        raw = self.get(key)
+        if raw is None:
+            raw = asker.converse(image, turns, **kwargs)
+            self.put(key, raw, turns[-1][0])
+        return raw
 
     def close(self) -> None:
         if self._writer is not None:

@@ -47,11 +47,12 @@ def check_items(items: list[Item], schemas: dict[str, Schema], mode: str, compos
             composer_for(schemas[item.concept].compose, item)
 
 
-def run_baseline(items: list[Item], asker, mode: str) -> Iterator[dict[str, Any]]:
+def run_baseline(items: list[Item], asker, mode: str, cache: GroundingCache) -> Iterator[dict[str, Any]]:
     for item in items:
         q = with_options(item.question, item.choices)
         prompt = direct_question(q) if mode == "direct" else cot_question(item.concept, q)
-        raw = asker.converse(item.image, [(prompt, None)], **({} if mode == "cot" else {"max_new_tokens": 16}))
+        raw = cache.converse(asker, item.image, [(prompt, None)],
+                             **({} if mode == "cot" else {"max_new_tokens": 16}))
         yield _answer(item, mode, None, raw, final_answer(raw), asker.name)
 
 
@@ -80,7 +81,7 @@ def run_dsg(items: list[Item], schemas: dict[str, Schema], asker, compose: str, 
                 continue
             grounded = [(q_term, v) for q_term, v in _grounded_terms(schema, values[it.id])]
             question = composition_question(schema.name, grounded, with_options(it.question, it.choices))
-            raw = asker.converse(it.image, [*turns[it.id], (question, None)])
+            raw = cache.converse(asker, it.image, [*turns[it.id], (question, None)])
             yield _answer(it, "dsg", compose, raw, final_answer(raw), asker.name)
 
 
