@@ -253,7 +253,7 @@ def load_schema(path: str | Path) -> Schema:
     except FileNotFoundError:
         raise InputError(f"{p}: no such schema file") from None
     stripped = text.lstrip()
-    if stripped.startswith("p("):
+    if not stripped.startswith("{"):  # the notation form
         return parse_notation(text, where=str(p))
     try:
         data = json.loads(text)
