@@ -186,12 +186,14 @@ def schema(
     from toolkit.dsg.extract import extract_schema
 
     backend = make_llm(llm, record, seed)
+    from toolkit.core.provenance import label
+
     s = extract_schema(backend, concept, retries=retries)
-    text = json.dumps(s.to_json(), indent=1) + "\n"
+    doc = label(s.to_json())  # a stand-in's schema says so
     if out is not None:
-        out.write_text(text, encoding="utf-8")
+        out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     else:
-        print(json.dumps(s.to_json()))
+        print(dumps(doc))
     report_usage(backend)
 
 

@@ -27,4 +27,5 @@ def test_schema_extraction_from_the_stand_in_is_labelled(reason, tmp_path):
     assert res.returncode == 0, res.stderr
     doc = json.loads(out.read_text())
     assert doc["concept"] == "kitchen" and [n["id"] for n in doc["nodes"]] == ["parts", "arrangement", "states"]
+    assert doc["backend"] == "stand-in"
     assert "pipeline demo, not a model result" in res.stderr

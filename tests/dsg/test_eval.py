@@ -81,7 +81,8 @@ def test_import_vad_reads_two_concepts(tmp_path):
         d.mkdir(parents=True)
         (d / "vqa.json").write_text(json.dumps({"questions": [{
             "image_filename": "1.png", "question_type": "counting",
-            "question_multiple_choice": "How many exits? (a) one (b) two (c) three", "answer_multiple_choice": answer}]}))
+            "question_multiple_choice": "How many exits? (a) one (b) two (c) three",
+            "answer_multiple_choice": answer}]}))
     recs = list(import_vad(tmp_path / "VAD"))
     assert [r["concept"] for r in recs] == ["helping", "maze"]
     maze = recs[1]
