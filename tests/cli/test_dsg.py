@@ -2,10 +2,10 @@
 
 import json
 
-from tests.dsg.conftest import split, tiny_dsg_vlm  # noqa: F401 - fixtures
+from tests.dsg.conftest import cli, split, tiny_dsg_vlm  # noqa: F401 - fixtures
 
 
-def test_gen_run_eval_pipeline(reason, tmp_path, tiny_dsg_vlm):  # noqa: F811
+def test_gen_run_eval_pipeline(reason, cli, tmp_path, tiny_dsg_vlm):  # noqa: F811
     va = tmp_path / "va"
     res = reason("dsg", "gen", "--concepts", "stacks", "--n", "3", "--styles", "heldout", "--out", str(va),
                  "--export", "llava", str(tmp_path / "llava.json"))
@@ -13,9 +13,11 @@ def test_gen_run_eval_pipeline(reason, tmp_path, tiny_dsg_vlm):  # noqa: F811
     assert json.loads(res.stdout)["items"] == 3 and (va / "images").is_dir()
     llava = json.loads((tmp_path / "llava.json").read_text())
     assert llava[0]["conversations"][0]["value"].startswith("<image>\nImagine that the image represents stacks")
-    run = reason("dsg", "run", "--items", str(va / "items.jsonl"), "--model", str(tiny_dsg_vlm), "--mode", "dsg")
-    assert run.returncode == 0, run.stderr
-    ev = reason("dsg", "eval", "--pred", "-", "--gold", str(va / "items.jsonl"), "--json", input=run.stdout)
+    # (the model run in this process: loading torch once keeps the test short)
+    code, out, err = cli("dsg", "run", "--items", str(va / "items.jsonl"), "--model", str(tiny_dsg_vlm),
+                         "--mode", "dsg")
+    assert code == 0, err
+    ev = reason("dsg", "eval", "--pred", "-", "--gold", str(va / "items.jsonl"), "--json", input=out)
     assert ev.returncode == 0, ev.stderr
     result = json.loads(ev.stdout)
     assert result["type"] == "dsg.eval" and result["n"] == 3 and 0.0 <= result["accuracy"] <= 1.0
