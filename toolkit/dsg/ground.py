@@ -25,6 +25,8 @@ def file_sha256(path: str) -> str:
 class LocalAsker:
     """A local VLM directory: grounding questions go out in batches (one `generate` per chunk)."""
 
+    batches = True
+
     def __init__(self, vlm, name: str, batch_size: int = 32, max_new_tokens: int = 8):
         self.vlm, self.name, self.batch_size, self.max_new_tokens = vlm, name, batch_size, max_new_tokens
         self.calls = 0
@@ -51,6 +53,8 @@ class LocalAsker:
 
 class ChatAsker:
     """Any LLM backend URI (openai:MODEL@URL, replay:, py:): one chat call per question, image as a data URL."""
+
+    batches = False
 
     def __init__(self, llm):
         # the cache key names the answering backend, not its --record wrapper
@@ -109,6 +113,16 @@ class GroundingCache:
             raw = asker.converse(image, turns, **kwargs)
             self.put(key, raw, turns[-1][0])
         return raw
+
+    def ask_all(self, asker, pairs: list[tuple[str, str]]) -> list[str]:
+        """Single-turn questions through the cache, the misses asked in one batched call."""
+        import json
+
+        keys = [self.key(img, json.dumps([(q, None)], ensure_ascii=False), asker.name) for img, q in pairs]
+        todo = [i for i, k in enumerate(keys) if self.get(k) is None]
+        for i, raw in zip(todo, asker.ask([pairs[i] for i in todo]), strict=True):
+            self.put(keys[i], raw, pairs[i][1])
+        return [self.get(k) or "" for k in keys]
 
     def close(self) -> None:
         if self._writer is not None:

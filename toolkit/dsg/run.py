@@ -47,13 +47,22 @@ def check_items(items: list[Item], schemas: dict[str, Schema], mode: str, compos
             composer_for(schemas[item.concept].compose, item)
 
 
-def run_baseline(items: list[Item], asker, mode: str, cache: GroundingCache) -> Iterator[dict[str, Any]]:
-    for item in items:
-        q = with_options(item.question, item.choices)
-        prompt = direct_question(q) if mode == "direct" else cot_question(item.concept, q)
-        raw = cache.converse(asker, item.image, [(prompt, None)],
-                             **({} if mode == "cot" else {"max_new_tokens": 16}))
-        yield _answer(item, mode, None, raw, final_answer(raw), asker.name)
+def run_baseline(items: list[Item], asker, mode: str, cache: GroundingCache,
+                 batch_items: int = 32) -> Iterator[dict[str, Any]]:
+    """direct / cot answers; single-turn prompts of a batch go out in one call when the asker batches."""
+    for start in range(0, len(items), batch_items):
+        batch = items[start:start + batch_items]
+        prompts = []
+        for item in batch:
+            q = with_options(item.question, item.choices)
+            prompts.append(direct_question(q) if mode == "direct" else cot_question(item.concept, q))
+        if mode == "direct" and getattr(asker, "batches", False):
+            raws = cache.ask_all(asker, [(it.image, p) for it, p in zip(batch, prompts, strict=True)])
+        else:
+            raws = [cache.converse(asker, it.image, [(p, None)], **({} if mode == "cot" else {"max_new_tokens": 16}))
+                    for it, p in zip(batch, prompts, strict=True)]
+        for item, raw in zip(batch, raws, strict=True):
+            yield _answer(item, mode, None, raw, final_answer(raw), asker.name)
 
 
 def run_dsg(items: list[Item], schemas: dict[str, Schema], asker, compose: str, cache: GroundingCache,
