@@ -76,7 +76,7 @@ def main() -> None:
         items = tmp / "heldout" / "items.jsonl"
         dsg, t_batched, calls_batched = answers(items, model, "dsg")
         # speed: the same grounding questions one generate call each, on the first 12 items
-        few = tmp / "few.jsonl"
+        few = tmp / "heldout" / "few.jsonl"  # next to the images its paths name
         few.write_text("".join(items.read_text().splitlines(keepends=True)[:12]))
         _, t_few_batched, _ = answers(few, model, "dsg")
         _, t_few_single, calls_single = answers(few, model, "dsg", per_question=True)
