@@ -35,6 +35,7 @@ SYSTEMS = [
     ("geomrel", "geomrel"),
     ("cogcom", "cogcom"),
     ("sokoban", "sokoban"),
+    ("dsg", "dsg"),
 ]
 
 app = typer.Typer(

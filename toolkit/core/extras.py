@@ -18,6 +18,7 @@ EXTRAS = {
     "geo": ["sympy", "shapely", "lark", "sklearn"],
     "vision": ["cv2", "pytesseract", "simpleeval", "num2words", "rapidfuzz"],
     "rl": ["gymnasium", "sklearn", "onnx", "onnxruntime"],
+    "dsg": ["jsonschema", "networkx", "word2number"],
 }
 
 

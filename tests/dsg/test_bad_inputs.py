@@ -1,0 +1,87 @@
+import json
+
+import pytest
+
+from tests.dsg.conftest import SCHEMAS
+
+
+def _items(tmp_path, split, **change):
+    rec = next(json.loads(x) for x in (split / "items.jsonl").read_text().splitlines() if '"maze"' in x)
+    rec["image"] = str(split / rec["image"])
+    rec.update(change)
+    path = tmp_path / "items.jsonl"
+    path.write_text(json.dumps(rec) + "\n")
+    return path
+
+
+def test_schema_files(cli, tmp_path):
+    cyc = tmp_path / "c.schema.json"
+    cyc.write_text(json.dumps({"concept": "c", "final": ["a"], "nodes": [
+        {"id": "a", "question": "a", "parents": ["b"]}, {"id": "b", "question": "b", "parents": ["a"]}]}))
+    code, _, err = cli("dsg", "schema", "--check", str(cyc))
+    assert code == 2 and "cycle" in err and str(cyc) in err and len(err.strip().splitlines()) == 1
+    (tmp_path / "n.txt").write_text("a maze is a puzzle\n")
+    code, _, err = cli("dsg", "schema", "--check", str(tmp_path / "n.txt"))
+    assert code == 2 and "unparsable schema notation" in err
+    code, out, _ = cli("dsg", "schema", "--show", str(SCHEMAS / "tictactoe.schema.json"))
+    assert code == 0 and "level 1: cell <- grid" in out
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--concepts", "spirals"), "unknown concept"),
+    (("--styles", "neon"), "unknown style"),
+    (("--n", "0"), "--n 0: must be at least 1"),
+])
+def test_gen_rejects(cli, tmp_path, args, message):
+    code, _, err = cli("dsg", "gen", "--out", str(tmp_path / "o"), *args)
+    assert code == 2 and message in err
+
+
+def test_run_rejects(cli, split, tmp_path, tiny_dsg_vlm):
+    code, _, err = cli("dsg", "run", "--items", str(_items(tmp_path, split, concept="chess")), "--model",
+                       str(tiny_dsg_vlm))
+    assert code == 2 and "has no schema" in err
+    empty = tmp_path / "schemas"
+    empty.mkdir()
+    (empty / "maze.schema.json").write_text(json.dumps({"concept": "maze", "final": ["size"], "nodes": [
+        {"id": "size", "question": "size", "parents": []}]}))
+    code, _, err = cli("dsg", "run", "--items", str(_items(tmp_path, split)), "--schemas", str(empty), "--model",
+                       str(tiny_dsg_vlm))
+    assert code == 2 and "no composer registered for concept 'maze'" in err
+    code, _, err = cli("dsg", "run", "--items", str(_items(tmp_path, split, image="nope.png")), "--model",
+                       str(tiny_dsg_vlm))
+    assert code == 2 and "nope.png: no such image file" in err
+    corrupt = tmp_path / "bad.png"
+    corrupt.write_bytes(b"not a png")
+    code, _, err = cli("dsg", "run", "--items", str(_items(tmp_path, split, image=str(corrupt))), "--model",
+                       str(tiny_dsg_vlm))
+    assert code == 2 and "corrupt or unreadable image" in err
+    code, _, err = cli("dsg", "run", "--items", str(_items(tmp_path, split, image=str(corrupt))), "--model",
+                       str(tiny_dsg_vlm), "--skip-bad")
+    assert code == 0 and "1" in err
+    text_model = tmp_path / "llama"
+    text_model.mkdir()
+    (text_model / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    code, _, err = cli("dsg", "run", "--items", str(_items(tmp_path, split)), "--model", str(text_model))
+    assert code == 2 and "not a vision-language model" in err
+
+
+def test_resume_keeps_flushed_records(cli, split, tmp_path, tiny_dsg_vlm):
+    out = tmp_path / "pred.jsonl"
+    lines = (split / "items.jsonl").read_text().splitlines()
+    first = tmp_path / "first.jsonl"
+    first.write_text("\n".join(json.dumps({**json.loads(x), "image": str(split / json.loads(x)["image"])})
+                               for x in lines[:2]) + "\n")
+    code, _, err = cli("dsg", "run", "--items", str(first), "--model", str(tiny_dsg_vlm), "-o", str(out))
+    assert code == 0, err
+    before = out.read_text()
+    with out.open("a") as f:  # an interrupted item: groundings flushed, no answer
+        f.write(json.dumps({"type": "dsg.grounding", "schema": 1, "id": json.loads(lines[2])["id"], "node": "size",
+                            "answer": "4"}) + "\n")
+    allp = tmp_path / "all.jsonl"
+    allp.write_text("\n".join(json.dumps({**json.loads(x), "image": str(split / json.loads(x)["image"])})
+                              for x in lines[:3]) + "\n")
+    code, _, err = cli("dsg", "run", "--items", str(allp), "--model", str(tiny_dsg_vlm), "-o", str(out), "--resume")
+    assert code == 0 and "2 kept from --resume" in err
+    text = out.read_text()
+    assert text.startswith(before) and text.count('"dsg.answer"') == 3

@@ -1,0 +1,73 @@
+"""`--compose program`: registered composers map grounded node values to the answer of an abstract question.
+
+A composer reads only the grounded values and the item's question fields (task, choices), never gold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from toolkit.core.errors import InputError
+from toolkit.dsg.data import Item
+from toolkit.dsg.generate import LINES, maze_graph, shortest_path_length
+
+Values = dict[str, str]
+
+
+def _int(text: str | None, default: int = 0) -> int:
+    m = re.search(r"\d+", text or "")
+    return int(m.group()) if m else default
+
+
+def _cell(text: str | None) -> tuple[int, int] | None:
+    m = re.search(r"r\s*(\d+)\s*c\s*(\d+)", text or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def maze(values: Values, item: Item) -> str:
+    n = _int(values.get("size"), 4)
+    right = {(r, c): values.get(f"wall_right[{r},{c}]") != "open" for r in range(1, n + 1) for c in range(1, n)}
+    below = {(r, c): values.get(f"wall_below[{r},{c}]") != "open" for r in range(1, n) for c in range(1, n + 1)}
+    start, goal = _cell(values.get("start")), _cell(values.get("goal"))
+    g = maze_graph(n, right, below)
+    length = shortest_path_length(g, start, goal) if start in g and goal in g and start != goal else None
+    if item.task == "maze.path":
+        return "yes" if length is not None else "no"
+    return str(length) if length is not None else "none"
+
+
+def tictactoe(values: Values, item: Item) -> str:
+    board = {(r, c): values.get(f"cell[{r + 1},{c + 1}]", "empty") for r in range(3) for c in range(3)}
+    if item.task == "tictactoe.winner":
+        for line in LINES:
+            marks = {board[x] for x in line}
+            if len(marks) == 1 and not marks & {"empty", "none", ""}:
+                return marks.pop()
+        return "none"
+    players = list(item.choices or [])
+    counts = {p: sum(1 for v in board.values() if v == p) for p in players}
+    if len(players) != 2:
+        raise InputError(f"item {item.id}: whose-turn needs the two marks as choices")
+    a, b = players
+    return b if counts[b] < counts[a] else a if counts[a] < counts[b] else a
+
+
+def stacks(values: Values, item: Item) -> str:
+    k = _int(values.get("piles"))
+    counts = [_int(values.get(f"pile[{i}]")) for i in range(1, k + 1)]
+    if not counts:
+        return "none"
+    if item.task == "stacks.tallest":
+        return str(counts.index(max(counts)) + 1)
+    return str(max(counts) - min(counts))
+
+
+COMPOSERS: dict[str, Callable[[Values, Item], str]] = {"maze": maze, "tictactoe": tictactoe, "stacks": stacks}
+
+
+def composer_for(name: str | None, item: Item) -> Callable[[Values, Item], str]:
+    if not name or name not in COMPOSERS:
+        raise InputError(f"item {item.id}: --compose program: no composer registered for concept "
+                         f"{item.concept!r} (schema compose: {name!r}; known: {', '.join(COMPOSERS)})")
+    return COMPOSERS[name]
