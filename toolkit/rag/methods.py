@@ -61,8 +61,9 @@ class Runner:
     """Runs one configuration over many questions, each IterDRAG step batched through `complete_many`."""
 
     def __init__(self, llm, index, demo_pool: list[dict] | None = None, *, max_context: int | None = None,
-                 seed: int = 0, keep_trace: bool = True) -> None:
+                 seed: int = 0, keep_trace: bool = True, workers: int = 1) -> None:
         self.llm, self.index = llm, index
+        self.workers = workers
         self.demo_pool = demo_pool or []
         self.max_context = max_context
         self.seed = seed
@@ -110,8 +111,15 @@ class Runner:
         outs: list[str | None] = [None] * len(states)
         if not live:
             return outs
-        comps = self.llm.complete_many([msgs[i] for i in live], temperature=0.0, max_tokens=MAX_ANSWER_TOKENS,
-                                       stop=["\n"])
+        batch = [msgs[i] for i in live]
+        if self.workers > 1:  # a server answers several requests at once
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(self.workers) as pool:
+                comps = list(pool.map(lambda x: self.llm.complete(x, temperature=0.0, max_tokens=MAX_ANSWER_TOKENS,
+                                                                  stop=["\n"]), batch))
+        else:
+            comps = self.llm.complete_many(batch, temperature=0.0, max_tokens=MAX_ANSWER_TOKENS, stop=["\n"])
         for i, comp in zip(live, comps, strict=True):
             st = states[i]
             tokens = comp.prompt_tokens
