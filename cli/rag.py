@@ -215,14 +215,15 @@ def evaluate(
 
 @app.command()
 def sweep(
-    questions: QuestionsOpt,
-    index: IndexOpt,
+    questions: Annotated[list[Path], typer.Option("--questions", help="rag.question JSONL; repeat it with --index "
+                                                  "(and --demos) to pool several corpora, e.g. worlds.")],
+    index: Annotated[list[Path], typer.Option("--index", help="Index directory, one per --questions.")],
     grid: Annotated[str, typer.Option("--grid", help="k, m, n values: 'k=0,1,2,4,8,16;m=0,1,2,4;n=1,2,3,4'.")]
     = "k=0,1,2,4,8,16;m=0,1,2,4;n=1,2,3,4",
     methods: Annotated[str, typer.Option("--methods", help="Comma-separated methods.")] = "rag,drag,iterdrag",
     budgets: Annotated[str, typer.Option("--budgets", help="Effective-length budgets: '1k,2k,4k,8k'.")]
     = "1k,2k,4k,8k",
-    demos: DemosOpt = None,
+    demos: Annotated[list[Path] | None, typer.Option("--demos", help="rag.demo JSONL, one per --questions.")] = None,
     llm: LLMOpt = None,
     record: RecordOpt = None,
     max_context: MaxContextOpt = None,
@@ -237,24 +238,29 @@ def sweep(
 ):
     """Run every configuration of a grid: rag.config (scores, mean cost, feasible) and rag.optimum per budget.
 
-    Example: reason rag sweep --questions w/test.jsonl --index w/idx --demos demos.jsonl --llm hf:assets/rag/reader
+    Example: reason rag sweep --questions w/test.jsonl --index w/idx --demos w/demos.jsonl --llm hf:assets/rag/reader
     --grid "k=1,2,4,8;m=0,1;n=1,2,3" --budgets 1k,2k,4k,8k -o sweep.jsonl
     """
+    from toolkit.core.errors import InputError
     from toolkit.core.records import existing_keys, read_records
     from toolkit.rag.index import check_questions
     from toolkit.rag.pipeline import read_demos, read_questions
-    from toolkit.rag.sweep import parse_budgets, parse_grid, parse_methods, run_sweep
+    from toolkit.rag.sweep import Part, parse_budgets, parse_grid, parse_methods, run_sweep
 
     g, ms, bs = parse_grid(grid), parse_methods(methods), parse_budgets(budgets)
-    qs = read_questions(questions)
-    idx = _index(index)
-    check_questions(idx, qs, str(questions))
-    demo_pool = read_demos(demos)
+    demos = demos or []
+    if len(questions) != len(index) or (demos and len(demos) != len(questions)):
+        raise InputError("sweep: give one --index (and one --demos, if any) per --questions")
+    parts = []
+    for i, (qp, ip) in enumerate(zip(questions, index, strict=True)):
+        qs, idx = read_questions(qp), _index(ip)
+        check_questions(idx, qs, str(qp))
+        parts.append(Part(qs, idx, read_demos(demos[i]) if demos else []))
     done = existing_keys(out, lambda r: r["config"] if r.get("type") == "rag.config" else None) if resume else set()
     previous = [r for r in read_records(out) if r.get("type") == "rag.config"] if resume and done else []
     backend = None if dry_run else make_llm(llm, record, seed_or_global(seed))
     with open_writer(out, resume) as w:
-        for rec in run_sweep(qs, idx, g, ms, bs, backend, demo_pool, done=done - {None}, previous=previous,
+        for rec in run_sweep(parts, g, ms, bs, backend, done=done - {None}, previous=previous,
                              max_context=_max_context(backend, max_context), seed=seed_or_global(seed),
                              dry_run=dry_run, anchors=anchors, workers=workers):
             w.write(rec)
@@ -366,3 +372,25 @@ def train(
 
     summary = run_training(out, minutes=minutes, seed=seed_or_global(seed))
     console.info(f"trained {summary['steps']} steps in {summary['train_seconds']} s -> {out}")
+
+
+@app.command()
+def claims(
+    sweep_file: Annotated[Path, typer.Option("--sweep", help="A sweep's JSONL (rag.config records).")],
+    budgets: Annotated[str, typer.Option("--budgets", help="Budgets of the allocation check.")] = "1k,2k,4k,8k",
+    claim_budget: Annotated[str, typer.Option("--claim-budget", help="Budget of IterDRAG vs RAG.")] = "4k",
+    out: OutOpt = None,
+    seed: SeedOpt = None,
+):
+    """The claims from a sweep: IterDRAG vs RAG per task (paired bootstrap), the allocation model's picks.
+
+    Example: reason rag claims --sweep assets/rag/sweep-1000.jsonl
+    """
+    from toolkit.core.records import read_records
+    from toolkit.rag.claims import claims as measure
+    from toolkit.rag.sweep import parse_budget, parse_budgets
+
+    records = [r for r in read_records(sweep_file) if r.get("type") == "rag.config"]
+    with open_writer(out) as w:
+        w.write_all(measure(records, budgets=parse_budgets(budgets), claim_budget=parse_budget(claim_budget),
+                            seed=seed_or_global(seed)))

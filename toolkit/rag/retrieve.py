@@ -15,6 +15,9 @@ class BM25:
     kind = "bm25"
 
     def __init__(self, docs: list[dict]) -> None:
+        from toolkit.core.extras import require
+
+        require("ml", "bm25s")
         import bm25s
 
         self._bm25s = bm25s

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from toolkit.core.errors import InputError
 from toolkit.core.records import make_record
@@ -97,7 +98,7 @@ def score_config(cfg: Config, answers: list[dict], questions: list[dict]) -> dic
     """A `rag.config` record: overall and per-task EM/F1/Acc, mean cost, feasibility, per-question Acc."""
     per_task: dict[str, dict[str, list[float]]] = {}
     overall: dict[str, list[float]] = {"em": [], "f1": [], "acc": [], "cost": []}
-    by_question = {}
+    by_question: dict[str, dict[str, float]] = {}
     infeasible = 0
     for a, q in zip(answers, questions, strict=True):
         s = metrics.scores(a["prediction"], q["answers"])
@@ -107,7 +108,7 @@ def score_config(cfg: Config, answers: list[dict], questions: list[dict]) -> dic
             overall[key].append(s[key])
         t["cost"].append(a["effective_tokens"])
         overall["cost"].append(a["effective_tokens"])
-        by_question[q["id"]] = s["acc"]
+        by_question.setdefault(task_of(q), {})[q["id"]] = s["acc"]
         infeasible += bool(a.get("over_context"))
 
     def summary(d):
@@ -117,9 +118,9 @@ def score_config(cfg: Config, answers: list[dict], questions: list[dict]) -> dic
 
     estimated = any(a.get("tokens_estimated") for a in answers)
     return make_record("rag.config", 1, config=cfg.key(), method=cfg.method, k=cfg.k, m=cfg.m, n=cfg.n,
-                       **summary(overall), tasks={t: summary(v) for t, v in sorted(per_task.items())},
-                       feasible=infeasible == 0, over_context=infeasible, tokens_estimated=estimated,
-                       acc_by_question=by_question)
+                       **summary(overall),
+                       tasks={t: {**summary(v), "by_question": by_question[t]} for t, v in sorted(per_task.items())},
+                       feasible=infeasible == 0, over_context=infeasible, tokens_estimated=estimated)
 
 
 def optima(records: list[dict], budgets: list[int], metric: str = "acc") -> Iterator[dict]:
@@ -185,8 +186,17 @@ def dry_cost(qs: list[dict], index, cfg: Config, demo_pool: list[dict], seed: in
     return total / max(1, len(part))
 
 
-def run_sweep(qs: list[dict], index, grid: dict, methods: list[str], budgets: list[int], llm, demo_pool: list[dict],
-              *, done: set | None = None, previous: list[dict] | None = None, max_context: int | None = None,
+@dataclass
+class Part:
+    """Questions with their own index and demonstrations (a sweep may pool several corpora)."""
+
+    questions: list[dict]
+    index: object
+    demos: list[dict]
+
+
+def run_sweep(parts: list[Part], grid: dict, methods: list[str], budgets: list[int], llm, *,
+              done: set | None = None, previous: list[dict] | None = None, max_context: int | None = None,
               seed: int = 0, dry_run: bool = False, anchors: bool = True, workers: int = 1,
               batch: int = 64) -> Iterator[dict]:
     """rag.config per configuration (skipping `done`), then rag.optimum per budget and the rag.scaling fit."""
@@ -196,24 +206,27 @@ def run_sweep(qs: list[dict], index, grid: dict, methods: list[str], budgets: li
     if anchors:
         keys = {c.key() for c in todo}
         todo = [c for c in ANCHOR_CONFIGS if c.key() not in keys] + todo
-    if any(c.m for c in todo) and not demo_pool:
+    if any(c.m for c in todo) and not all(p.demos for p in parts):
         raise InputError("sweep: the grid has m > 0 but no demonstrations were given (--demos)")
+    qs_all = [q for p in parts for q in p.questions]
     if dry_run:
         for cfg in todo:
-            cost = dry_cost(qs, index, cfg, demo_pool, seed)
+            cost = sum(dry_cost(p.questions, p.index, cfg, p.demos, seed) for p in parts) / len(parts)
             yield make_record("rag.config", 1, config=cfg.key(), method=cfg.method, k=cfg.k, m=cfg.m, n=cfg.n,
-                              cost=round(cost, 1), estimated=True, calls=len(qs),
+                              cost=round(cost, 1), estimated=True, calls=len(qs_all),
                               within={str(b): cost <= b for b in budgets})
         return
     records = list(previous or [])
-    runner = Runner(llm, index, demo_pool, max_context=max_context, seed=seed, keep_trace=False, workers=workers)
+    runners = [Runner(llm, p.index, p.demos, max_context=max_context, seed=seed, keep_trace=False, workers=workers)
+               for p in parts]
     for cfg in todo:
         if done and cfg.key() in done:
             continue
         answers = []
-        for lo in range(0, len(qs), batch):
-            answers += runner.run(qs[lo: lo + batch], cfg)
-        rec = score_config(cfg, answers, qs)
+        for part, runner in zip(parts, runners, strict=True):
+            for lo in range(0, len(part.questions), batch):
+                answers += runner.run(part.questions[lo: lo + batch], cfg)
+        rec = score_config(cfg, answers, qs_all)
         records.append(rec)
         yield rec
     opts = list(optima(records, budgets))

@@ -1,7 +1,7 @@
 """`hf:PATH` — a local transformers causal LM, batched generation on CPU or CUDA.
 
 Options in the URI query: `?load_in_4bit=1`, `?load_in_8bit=1` (bitsandbytes, CUDA only),
-`?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`.
+`?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`, `?batch_size=N` (requests per batched call).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class HFBackend(Backend):
         require("ml", "torch", "transformers")
         opts = self.options or {}
         self.name = f"hf:{self.path}"
+        self.batch_size = int(opts.get("batch_size", self.batch_size))  # complete_many's batch
         self.model, self.tokenizer, self.device = load_causal_lm(
             self.path,
             device=opts.get("device", "auto"),
