@@ -8,7 +8,8 @@ the `hf:` backend renders a call (`user: PROMPT` newline `assistant:`), the loss
   plus forced final answers after a complete chain;
 - direct multi-hop answers with every gold document present among the retrieved ones (fair to RAG/DRAG).
 The schedule runs to a wall-clock cap: a copy drill (induction heads form cheaply), short contexts,
-then the full mix; learning rate and stage follow the elapsed share of the cap.
+then the mix with at most 2, 4 and finally 12 documents per retrieval; learning rate and stage follow the
+elapsed share of the cap.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from toolkit.rag.retrieve import BM25
 
 TRAIN_SEEDS = range(0, 100)
 MAX_TRAIN_TOKENS = 800
+# (end of the stage as a share of the wall-clock cap, name, most documents per retrieval, most demonstrations):
+# short contexts first, where reading one fact among few documents is learnt cheaply, then longer ones
+STAGES = ((0.5, "short", 2, 0), (0.8, "medium", 4, 1), (1.01, "full", 12, 2))
 
 
 def render(prompt: str) -> str:
@@ -137,7 +141,7 @@ def direct_multi_hop(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
     return prompts.build_prompt("drag" if m else "rag", q.question, docs, demos), f"{prompts.ANSWER} {q.answers[0]}"
 
 
-MIX = ((single_hop, 0.35), (full_chain, 0.35), (chain_step, 0.15), (direct_multi_hop, 0.15))
+MIX = ((single_hop, 0.35), (full_chain, 0.4), (chain_step, 0.2), (direct_multi_hop, 0.05))
 SUPERVISED = (prompts.ANSWER, prompts.FOLLOW, prompts.INTERMEDIATE, prompts.FINAL)
 
 
@@ -219,7 +223,7 @@ def copy_drill(rng, tok, batch: int):
 
 
 def model_config(vocab_size: int, tok, layers: int = 4, hidden: int = 128, heads: int = 4,
-                 intermediate: int = 384, max_positions: int = 2048):
+                 intermediate: int = 320, max_positions: int = 2048):
     from transformers import LlamaConfig
 
     return LlamaConfig(vocab_size=vocab_size, hidden_size=hidden, intermediate_size=intermediate,
@@ -263,14 +267,11 @@ def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 
         scale = min(1.0, (step + 1) / 30) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
         for g in opt.param_groups:
             g["lr"] = lr * scale
-        if frac < 0.04:
+        if frac < 0.05:
             stage, (ids, labels, mask) = "drill", copy_drill(rng, tok, 32)
-        elif frac < 0.6:
-            stage = "short"
-            ids, labels, mask = encode_batch(tok, [example(rng, worlds, 4, 1) for _ in range(batch)])
         else:
-            stage = "full"
-            ids, labels, mask = encode_batch(tok, [example(rng, worlds, 12, 2) for _ in range(batch)])
+            stage, kmax, mmax = next(s for s in STAGES if frac < s[0])[1:]
+            ids, labels, mask = encode_batch(tok, [example(rng, worlds, kmax, mmax) for _ in range(batch)])
         loss = masked_loss(model, ids, labels, mask)
         opt.zero_grad(set_to_none=True)
         loss.backward()
