@@ -394,3 +394,32 @@ def claims(
     with open_writer(out) as w:
         w.write_all(measure(records, budgets=parse_budgets(budgets), claim_budget=parse_budget(claim_budget),
                             seed=seed_or_global(seed)))
+
+
+@app.command()
+def recall(
+    questions: QuestionsOpt,
+    index: IndexOpt,
+    ks: Annotated[str, typer.Option("-k", help="Comma-separated k values.")] = "1,2,4,8,16",
+    out: OutOpt = None,
+):
+    """Recall@k of the gold documents per hop count, for the question and for its gold sub-questions.
+
+    Example: reason rag recall --questions w/test.jsonl --index w/idx -k 1,4,16
+    """
+    from toolkit.core.errors import InputError
+    from toolkit.rag.evaluate import recall_records
+    from toolkit.rag.index import check_questions
+    from toolkit.rag.pipeline import read_questions
+
+    try:
+        values = sorted({int(x) for x in ks.split(",") if x.strip()})
+    except ValueError:
+        raise InputError(f"-k {ks}: expected comma-separated positive integers") from None
+    if not values or values[0] < 1:
+        raise InputError(f"-k {ks}: expected comma-separated positive integers")
+    qs = read_questions(questions)
+    idx = _index(index)
+    check_questions(idx, qs, str(questions))
+    with open_writer(out) as w:
+        w.write_all(recall_records(idx, qs, values))

@@ -20,6 +20,9 @@ $R rag sweep --questions $A/demo-questions.jsonl --index $A/world-1000/idx --dem
   --llm py:toolkit.rag.standin:reader --grid "k=1,2;n=1,3" --methods iterdrag --budgets 1k,4k \
   --record $A/replay-demo.jsonl > /dev/null
 # the measured sweep: worlds 1000-1002, the first 50 test questions per hop count (2, 3, 4) of each
-bash $A/sweep.sh $A/sweep-1000.jsonl
+W=$(mktemp -d)
+bash $A/sweep.sh worlds $W
+for part in rag drag iterdrag; do bash $A/sweep.sh $part $W; done
+bash $A/sweep.sh merge $W $A/sweep-1000.jsonl
 $R rag fit --sweep $A/sweep-1000.jsonl --fit-on split:0.5 -o $A/cam.json
 $R rag claims --sweep $A/sweep-1000.jsonl -o $A/claims.jsonl

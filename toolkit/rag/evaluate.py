@@ -32,3 +32,26 @@ def score_answers(rows: list[dict], gold: dict[str, dict], where: str, *, seed: 
             yield make_record("rag.score", 1, config=config, task=task, n=len(items), **fields,
                               mean_effective_tokens=round(sum(cost) / len(cost), 1),
                               format_errors=sum(r.get("format_errors", 0) for r, _ in items))
+
+
+def recall_records(index, questions: list[dict], ks: list[int]) -> Iterator[dict]:
+    """`rag.recall` per hop count and k: gold documents found by the question itself and by each gold
+    sub-question (what IterDRAG's follow-ups can reach), separating retrieval from reading failures."""
+    by_hop: dict[str, list[dict]] = {}
+    for q in questions:
+        by_hop.setdefault(task_of(q), []).append(q)
+    depth = max(ks)
+    for task, qs in sorted(by_hop.items()):
+        full = index.top_many([q["question"] for q in qs], depth)
+        steps = [s for q in qs for s in q.get("decomposition") or [] if s.get("question") and s.get("doc")]
+        sub = index.top_many([s["question"] for s in steps], depth)
+        for k in ks:
+            hits = total = 0
+            for q, docs in zip(qs, full, strict=True):
+                gold = set(q.get("gold_docs") or [s["doc"] for s in q.get("decomposition") or [] if s.get("doc")])
+                hits += len(gold & {d["id"] for d in docs[:k]})
+                total += len(gold)
+            sub_hits = sum(s["doc"] in {d["id"] for d in docs[:k]} for s, docs in zip(steps, sub, strict=True))
+            yield make_record("rag.recall", 1, retriever=index.kind, task=task, k=k, questions=len(qs),
+                              question_recall=round(hits / total, 4) if total else None,
+                              subquery_recall=round(sub_hits / len(steps), 4) if steps else None)
