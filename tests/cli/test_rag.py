@@ -75,6 +75,5 @@ def test_data_index_fit_plan(reason, tmp_path):
         assert pl.returncode == 0, pl.stderr
         plans = _records(pl.stdout)
         assert plans and all(p["config"] and p["cost"] <= p["budget"] for p in plans)
-    for args, msg in ((["--budget", "abc"], "budget 'abc'"), (["--budget", "0"], "must be > 0")):
-        res = reason("rag", "plan", "--cam", str(tmp_path / "cam.json"), *args)
-        assert res.returncode == 2 and msg in res.stderr
+    res = reason("rag", "plan", "--cam", str(tmp_path / "cam.json"), "--budget", "abc")
+    assert res.returncode == 2 and "budget 'abc'" in res.stderr

@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 
 from tests.support.openai_stub import StubServer, chat_payload
+from toolkit.rag import index as ix
+from toolkit.rag import world
 
 
 def test_iterdrag_over_openai_server(reason, tmp_path):
-    out = reason("rag", "world", "--seed", "1003", "--out", str(tmp_path / "w"), "--per-hop", "3",
-                 "--demo-per-hop", "1", "--max-hops", "2")
-    assert out.returncode == 0, out.stderr
-    q = [json.loads(x) for x in (tmp_path / "w" / "test.jsonl").read_text().splitlines()][-1]
+    w = world.generate(1003, per_hop=3, demo_per_hop=1, max_hops=2)
+    docs = {d.id: d.record() for d in w.docs}
+    ix.save(ix.build(list(docs.values())), tmp_path / "w" / "idx")
+    q = w.questions[-1].record()
     assert q["hops"] == 2
     (tmp_path / "q.jsonl").write_text(json.dumps(q) + "\n")
     sub, gold_doc = q["decomposition"][0]["question"], q["decomposition"][0]["doc"]
-    docs = {json.loads(x)["id"]: json.loads(x) for x in (tmp_path / "w" / "corpus.jsonl").read_text().splitlines()}
     replies = [f"follow up : {sub}", "intermediate answer : someone", "so the final answer is : nobody"]
     usage = [111, 222, 333]
 
