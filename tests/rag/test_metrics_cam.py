@@ -82,3 +82,17 @@ def test_grid_and_budget_errors():
     for bad in ("abc", "0", "-2k"):
         with pytest.raises(InputError, match="budget"):
             parse_budget(bad)
+
+
+def test_claims_on_a_flat_sweep_report_why_the_model_cannot_be_fitted():
+    from toolkit.rag.claims import claims
+
+    recs = [{"type": "rag.config", "config": f"rag:k={k}:m=0:n=1", "method": "rag", "k": k, "m": 0, "n": 1,
+             "feasible": True, "tasks": {"3hop": {"questions": 2, "acc": 0.0, "cost": 50.0 * (k + 1),
+                                                  "by_question": {"a": 0.0, "b": 0.0}}}} for k in (1, 2, 4)]
+    recs.append({**recs[0], "config": "iterdrag:k=1:m=0:n=2", "method": "iterdrag", "n": 2,
+                 "tasks": {"3hop": {"questions": 2, "acc": 1.0, "cost": 120.0, "by_question": {"a": 1.0, "b": 1.0}}}})
+    out = list(claims(recs, budgets=[1000], claim_budget=1000))
+    first = out[0]
+    assert first["iterdrag"]["acc"] == 1.0 and first["rag"]["acc"] == 0.0 and first["paired"]["diff"] == 1.0
+    assert "at least 7" in out[1]["error"] or "anchor" in out[1]["error"]

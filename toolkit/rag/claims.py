@@ -41,8 +41,15 @@ def iterdrag_vs_rag(records: list[dict], budget: float, task: str) -> dict:
 
 def allocation(records: list[dict], spec: str, budgets: list[int], *, seed: int = 0,
                eval_tasks: list[str] | None = None) -> dict:
-    """Fit on `spec`; per task and budget: picked config's measured Acc vs the best and vs documents only."""
-    model = cam_mod.fit_records(records, spec, seed=seed)
+    """Fit on `spec`; per task and budget: picked config's measured Acc vs the best and vs documents only.
+
+    A sweep the model cannot be fitted to (too few graded configurations) gives the reason instead."""
+    from toolkit.core.errors import InputError
+
+    try:
+        model = cam_mod.fit_records(records, spec, seed=seed)
+    except InputError as exc:
+        return {"fit_on": spec, "error": str(exc)}
     tasks = eval_tasks or model["tasks"]
     feasible = [r for r in records if r.get("feasible", True)]
     rows = []
