@@ -24,5 +24,6 @@ W=$(mktemp -d)
 bash $A/sweep.sh worlds $W
 for part in rag drag iterdrag; do bash $A/sweep.sh $part $W; done
 bash $A/sweep.sh merge $W $A/sweep-1000.jsonl
-$R rag fit --sweep $A/sweep-1000.jsonl --fit-on split:0.5 -o $A/cam.json
+# refused (exit 2) while fewer than 7 configurations have 0 < Acc < 1 -- the case for the shipped reader
+$R rag fit --sweep $A/sweep-1000.jsonl --fit-on split:0.5 -o $A/cam.json || echo "no cam.json: see README.md"
 $R rag claims --sweep $A/sweep-1000.jsonl -o $A/claims.jsonl
