@@ -36,6 +36,7 @@ SYSTEMS = [
     ("cogcom", "cogcom"),
     ("sokoban", "sokoban"),
     ("dsg", "dsg"),
+    ("rag", "rag"),
 ]
 
 app = typer.Typer(

@@ -115,6 +115,29 @@ class Backend(ABC):
     def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:
         """Return `n` completions for the messages; arguments are already checked."""
 
+    def complete_many(
+        self,
+        requests: list[list[Message]],
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        stop: list[str] | None = None,
+    ) -> list[Completion]:
+        """One completion per request, in order. Loops here; a backend that batches overrides `_complete_many`."""
+        for messages in requests:
+            if not messages:
+                raise ValueError("messages must not be empty")
+        if not requests:
+            return []
+        start = time.perf_counter()
+        completions = self._complete_many(requests, temperature, max_tokens, list(stop) if stop else None)
+        share = (time.perf_counter() - start) / len(requests)
+        for completion in completions:
+            self.usage.add(completion, share)
+        return completions
+
+    def _complete_many(self, requests, temperature, max_tokens, stop) -> list[Completion]:
+        return [self._complete(m, 1, temperature, max_tokens, stop) for m in requests]
+
 
 def normalize_request(
     messages: list[Message], n: int, temperature: float, max_tokens: int, stop: list[str] | None

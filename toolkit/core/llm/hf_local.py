@@ -1,7 +1,7 @@
 """`hf:PATH` — a local transformers causal LM, batched generation on CPU or CUDA.
 
 Options in the URI query: `?load_in_4bit=1`, `?load_in_8bit=1` (bitsandbytes, CUDA only),
-`?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`.
+`?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`, `?batch_size=N` (requests per batched call).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class HFBackend(Backend):
         require("ml", "torch", "transformers")
         opts = self.options or {}
         self.name = f"hf:{self.path}"
+        self.batch_size = int(opts.get("batch_size", self.batch_size))  # complete_many's batch
         self.model, self.tokenizer, self.device = load_causal_lm(
             self.path,
             device=opts.get("device", "auto"),
@@ -44,6 +45,38 @@ class HFBackend(Backend):
             return tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
         lines = [f"{m['role']}: {message_text(m)}" for m in messages]
         return "\n".join(lines) + "\nassistant:"
+
+    def prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """How many tokens the rendered prompt takes (checked against the context window before a call)."""
+        tok = self.tokenizer
+        return len(tok(self.render(messages), add_special_tokens=not getattr(tok, "chat_template", None))["input_ids"])
+
+    def _complete_many(self, requests, temperature, max_tokens, stop) -> list[Completion]:
+        """Greedy requests run `batch_size` at a time, left-padded; sampled ones one by one."""
+        if temperature > 0:
+            return super()._complete_many(requests, temperature, max_tokens, stop)
+        import torch
+
+        tok = self.tokenizer
+        special = not getattr(tok, "chat_template", None)
+        pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+        out: list[Completion] = []
+        for lo in range(0, len(requests), self.batch_size):
+            rows = [tok(self.render(m), add_special_tokens=special)["input_ids"]
+                    for m in requests[lo: lo + self.batch_size]]
+            width = max(len(r) for r in rows)
+            ids = torch.tensor([[pad] * (width - len(r)) + r for r in rows], device=self.device)
+            mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=self.device)
+            with torch.no_grad():
+                seqs = self.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_tokens,
+                                           do_sample=False, pad_token_id=pad)
+            for r, row in zip(rows, seqs[:, width:].tolist(), strict=True):
+                if tok.eos_token_id is not None and tok.eos_token_id in row:
+                    row = row[: row.index(tok.eos_token_id)]
+                row = [t for t in row if t != pad]
+                out.append(Completion([apply_stop(tok.decode(row, skip_special_tokens=True), stop)], None,
+                                      len(r), len(row)))
+        return out
 
     def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:
         import torch

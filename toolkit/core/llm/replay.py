@@ -82,6 +82,13 @@ class RecordingBackend(Backend):
                                            completion))
         return completion
 
+    def _complete_many(self, requests, temperature, max_tokens, stop) -> list[Completion]:
+        completions = self.inner.complete_many(requests, temperature=temperature, max_tokens=max_tokens, stop=stop)
+        for messages, completion in zip(requests, completions, strict=True):
+            self._writer.write(exchange_record(normalize_request(messages, 1, temperature, max_tokens, stop),
+                                               completion))
+        return completions
+
 
 @dataclass
 class CollectingBackend(Backend):

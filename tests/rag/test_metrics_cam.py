@@ -1,0 +1,98 @@
+"""EM/F1/Acc, the allocation model's fit and plan, grid and budget parsing."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from toolkit.core.errors import InputError
+from toolkit.rag import cam, metrics
+from toolkit.rag.sweep import parse_budget, parse_grid
+
+
+def test_em_f1_acc_with_aliases_and_articles():
+    assert metrics.exact_match("The Eiffel Tower!", ["eiffel tower"]) == 1.0
+    assert metrics.exact_match("Paris, France", ["paris"]) == 0.0
+    assert metrics.accuracy("it is Paris, France", ["London", "paris"]) == 1.0
+    assert metrics.accuracy("parisian", ["paris"]) == 0.0  # whole words only
+    assert metrics.f1("the big red house", ["a red house"]) == pytest.approx(2 * (2 / 3) * 1 / (2 / 3 + 1))
+    assert metrics.f1("nothing", ["else"]) == 0.0
+    assert metrics.scores("an apple", ["Apple"]) == {"em": 1.0, "f1": 1.0, "acc": 1.0}
+
+
+def _points(a, b, c, info, noise=0.0, seed=0):
+    rng = random.Random(seed)
+    pts = []
+    for task, (idoc, ishot) in info.items():
+        for k in (0, 1, 2, 4, 8, 16):
+            for m in (0, 1, 2, 4):
+                for n in (1, 2, 3):
+                    t = (k, m, n)
+                    iv = (idoc, ishot, 0.0)
+                    z = sum((aa + bb * ii) * f for aa, bb, ii, f in zip(a, b, iv, cam.features(t), strict=True)) + c
+                    z += rng.gauss(0, noise)
+                    pts.append({"task": task, "theta": t, "p": 1 / (1 + math.exp(-z)), "n": 10**6,
+                                "config": f"{task}{t}"})
+    return pts
+
+
+def test_cam_recovers_known_parameters():
+    a, b, c = [0.6, 0.3, 0.5], [1.2, -0.8, 0.0], -1.5
+    info = {"t1": (0.3, 0.05), "t2": (0.05, 0.2), "t3": (0.15, 0.1)}
+    model = cam.fit(_points(a, b, c, info, noise=0.02), info)
+    for got, want in zip(model["a"] + model["b"] + [model["c"]], a + b + [c], strict=True):
+        assert abs(got - want) <= 0.05, (model, a, b, c)
+    assert cam.quality(model, _points(a, b, c, info))["r2"] > 0.99
+
+
+def test_cam_one_task_drops_b_and_needs_seven_points():
+    info = {"only": (0.2, 0.1)}
+    pts = _points([0.5, 0.2, 0.4], [0.0, 0.0, 0.0], -1.0, info)
+    model = cam.fit(pts, info)
+    assert model["b"] == [0.0, 0.0, 0.0] and abs(model["a"][0] - 0.5) < 0.05
+    with pytest.raises(InputError, match="at least 7"):
+        cam.fit(pts[:6], info)
+    with pytest.raises(InputError, match="anchor"):
+        cam.informativeness([p for p in pts if p["theta"] != (1, 0, 1)])
+
+
+def test_plan_keeps_the_budget():
+    model = {"a": [0.5, 0.2, 0.4], "b": [0, 0, 0], "c": -1.0, "info": {"t": [0.2, 0.1]},
+             "cost_model": {"iterdrag": [0.3, 0.3, 1.0, 5.0]}}
+    cands = [{"method": "rag", "k": k, "m": 0, "n": 1, "cost": 30.0 * k} for k in (1, 2, 4, 8, 16, 32)]
+    cands.append({"method": "iterdrag", "k": 8, "m": 2, "n": 3, "cost": None})
+    for budget in (50, 100, 500, 1000, 5000):
+        best = cam.plan(model, budget, "t", cands)
+        assert best["cost"] <= budget
+    assert cam.plan(model, 100, "t", cands)["k"] == 2  # the largest k that fits: P grows in k here
+    big = cam.plan(model, 10**6, "t", cands)
+    assert big["method"] == "iterdrag" and big["cost_estimated"]
+    assert cam.plan(model, 10, "t", cands) is None
+
+
+def test_grid_and_budget_errors():
+    assert parse_grid("k=0,1,2;m=0;n=1,2") == {"k": [0, 1, 2], "m": [0], "n": [1, 2]}
+    for bad, msg in (("q=1", "unknown key"), ("k=-1", "non-negative"), ("k=1.5", "non-negative"),
+                     ("n=0", "n must be"), ("k=", "empty list"), ("", "empty")):
+        with pytest.raises(InputError, match=msg):
+            parse_grid(bad)
+    assert parse_budget("4k") == 4000 and parse_budget("1M") == 1_000_000 and parse_budget("512") == 512
+    for bad in ("abc", "0", "-2k"):
+        with pytest.raises(InputError, match="budget"):
+            parse_budget(bad)
+
+
+def test_claims_on_a_flat_sweep_report_why_the_model_cannot_be_fitted():
+    from toolkit.rag.claims import claims
+
+    recs = [{"type": "rag.config", "config": f"rag:k={k}:m=0:n=1", "method": "rag", "k": k, "m": 0, "n": 1,
+             "feasible": True, "tasks": {"3hop": {"questions": 2, "acc": 0.0, "cost": 50.0 * (k + 1),
+                                                  "by_question": {"a": 0.0, "b": 0.0}}}} for k in (1, 2, 4)]
+    recs.append({**recs[0], "config": "iterdrag:k=1:m=0:n=2", "method": "iterdrag", "n": 2,
+                 "tasks": {"3hop": {"questions": 2, "acc": 1.0, "cost": 120.0, "by_question": {"a": 1.0, "b": 1.0}}}})
+    out = list(claims(recs, budgets=[1000], claim_budget=1000))
+    first = out[0]
+    assert first["iterdrag"]["acc"] == 1.0 and first["rag"]["acc"] == 0.0 and first["paired"]["diff"] == 1.0
+    assert "at least 7" in out[1]["error"] or "anchor" in out[1]["error"]

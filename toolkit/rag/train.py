@@ -1,0 +1,301 @@
+"""Train the tiny reader from scratch: a 4-layer Llama over the world's word vocabulary, on CPU.
+
+Examples come from training worlds (seeds 0-99, never the evaluation seeds 1000+), rendered exactly as
+the `hf:` backend renders a call (`user: PROMPT` newline `assistant:`), the loss on the answer line only:
+- single-hop answers with 0-16 BM25 documents and 0-4 demonstrations (each with its own documents);
+- IterDRAG next lines on gold chains: the documents the controller retrieves (top-k for the question,
+  then top-k for each gold sub-question so far, unseen ones appended), the chain so far, the next line;
+  plus forced final answers after a complete chain;
+- direct multi-hop answers with every gold document present among the retrieved ones (fair to RAG/DRAG).
+The schedule runs to a wall-clock cap: a copy drill (induction heads form cheaply), short contexts,
+then the mix with at most 2, 4 and finally 12 documents per retrieval; learning rate and stage follow the
+elapsed share of the cap.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+from toolkit.core import console
+from toolkit.rag import prompts, world
+from toolkit.rag.retrieve import BM25
+
+TRAIN_SEEDS = range(0, 100)
+MAX_TRAIN_TOKENS = 800
+# (end of the stage as a share of the wall-clock cap, name, most documents per retrieval, most demonstrations):
+# short contexts first, where reading one fact among few documents is learnt cheaply, then longer ones
+STAGES = ((0.5, "short", 2, 0), (0.8, "medium", 4, 1), (1.01, "full", 12, 2))
+
+
+def render(prompt: str) -> str:
+    """What `HFBackend.render` makes of one user message for a tokenizer without a chat template."""
+    return f"user: {prompt}\nassistant:"
+
+
+class TrainingWorlds:
+    """Training worlds built lazily, each with its BM25 index and a retrieval cache."""
+
+    def __init__(self, seeds=TRAIN_SEEDS) -> None:
+        self.seeds = list(seeds)
+        self._cache: dict[int, tuple] = {}
+
+    def get(self, seed: int):
+        if seed not in self._cache:
+            w = world.generate(seed)
+            docs = [d.record() for d in w.docs]
+            self._cache[seed] = (w, docs, BM25(docs), {})
+        return self._cache[seed]
+
+    def top(self, seed: int, query: str, k: int) -> list[dict]:
+        _, docs, index, cache = self.get(seed)
+        if query not in cache:
+            cache[query] = index.search(query, 16)
+        return [docs[i] for i in cache[query][:k]]
+
+
+def _demos(rng, worlds, seed, method: str, m: int, k: int, hops: int) -> list[prompts.Demo]:
+    w = worlds.get(seed)[0]
+    pool = [q for q in w.questions if q.split == "demo" and q.hops == hops]
+    return [chain_demo(worlds, seed, q, k) if method == "iterdrag" else
+            prompts.Demo(q.question, q.answers[0], worlds.top(seed, q.question, k)) for q in rng.sample(pool, m)]
+
+
+def chain_demo(worlds, seed, q, k: int) -> prompts.Demo:
+    docs = _merge(worlds.top(seed, q.question, k), [])
+    lines = []
+    for step in q.decomposition:
+        lines.append(f"{prompts.FOLLOW} {step['question']}")
+        docs = _merge(docs, worlds.top(seed, step["question"], k))
+        lines.append(f"{prompts.INTERMEDIATE} {step['answer']}")
+    lines.append(f"{prompts.FINAL} {q.answers[0]}")
+    return prompts.Demo(q.question, q.answers[0], docs, lines)
+
+
+def _merge(docs: list[dict], new: list[dict]) -> list[dict]:
+    seen = {d["id"] for d in docs}
+    return docs + [d for d in new if d["id"] not in seen]
+
+
+def single_hop(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
+    seed = rng.choice(worlds.seeds)
+    w = worlds.get(seed)[0]
+    q = rng.choice([x for x in w.questions if x.hops == 1 and x.split == "test"])
+    k = rng.choice([0] + list(range(1, kmax + 1)) * 3)
+    m = rng.randint(0, mmax)
+    method = ("drag" if m else "rag") if k else ("ms" if m else "zs")
+    demos = _demos(rng, worlds, seed, method, m, k, 1)
+    docs = worlds.top(seed, q.question, k)
+    return prompts.build_prompt(method, q.question, docs, demos), f"{prompts.ANSWER} {q.answers[0]}"
+
+
+def chain_step(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
+    seed = rng.choice(worlds.seeds)
+    w = worlds.get(seed)[0]
+    hops = rng.randint(1, 4)
+    q = rng.choice([x for x in w.questions if x.hops == hops and x.split == "test"])
+    k = rng.choice([1, 2, 4, 8][: max(1, int(math.log2(kmax)) + 1)])
+    m = rng.randint(0, min(mmax, 1))
+    demos = _demos(rng, worlds, seed, "iterdrag", m, k, rng.randint(1, 4)) if m else []
+    demo = chain_demo(worlds, seed, q, k)
+    # position in the chain: 2 lines per hop, then the final line
+    pos = rng.randint(0, len(demo.chain) - 1)
+    follow_ups = sum(1 for line in demo.chain[:pos] if line.startswith(prompts.FOLLOW))
+    docs = worlds.top(seed, q.question, k)
+    for step in q.decomposition[:follow_ups]:
+        docs = _merge(docs, worlds.top(seed, step["question"], k))
+    target = demo.chain[pos]
+    force = pos == len(demo.chain) - 1 and rng.random() < 0.3
+    if force:
+        target = q.answers[0]
+    return prompts.build_prompt("iterdrag", q.question, docs, demos, demo.chain[:pos], force_final=force), target
+
+
+def full_chain(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
+    """A whole gold chain with every document the controller would fetch; every chain line is supervised."""
+    seed = rng.choice(worlds.seeds)
+    w = worlds.get(seed)[0]
+    q = rng.choice([x for x in w.questions if x.hops == rng.randint(1, 4) and x.split == "test"] or w.questions[:1])
+    k = rng.choice([1, 2, 4, 8][: max(1, int(math.log2(kmax)) + 1)])
+    demos = _demos(rng, worlds, seed, "iterdrag", 1, k, rng.randint(1, 4)) if rng.random() < mmax / 8 else []
+    demo = chain_demo(worlds, seed, q, k)
+    return prompts.build_prompt("iterdrag", q.question, demo.docs, demos, demo.chain[:-1]), demo.chain[-1]
+
+
+def direct_multi_hop(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
+    seed = rng.choice(worlds.seeds)
+    w, docs_all, _, _ = worlds.get(seed)
+    hops = rng.randint(2, 4)
+    q = rng.choice([x for x in w.questions if x.hops == hops and x.split == "test"])
+    k = rng.randint(hops, max(hops, kmax))
+    by_id = {d["id"]: d for d in docs_all}
+    gold = [by_id[s["doc"]] for s in q.decomposition]
+    docs = [d for d in worlds.top(seed, q.question, k) if d["id"] not in {g["id"] for g in gold}][: k - hops]
+    for g in gold:
+        docs.insert(rng.randint(0, len(docs)), g)
+    m = rng.randint(0, mmax)
+    demos = _demos(rng, worlds, seed, "drag", m, min(k, 4), hops) if m else []
+    return prompts.build_prompt("drag" if m else "rag", q.question, docs, demos), f"{prompts.ANSWER} {q.answers[0]}"
+
+
+MIX = ((single_hop, 0.35), (full_chain, 0.4), (chain_step, 0.2), (direct_multi_hop, 0.05))
+SUPERVISED = (prompts.ANSWER, prompts.FOLLOW, prompts.INTERMEDIATE, prompts.FINAL)
+
+
+def example(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
+    r, acc = rng.random(), 0.0
+    for fn, share in MIX:
+        acc += share
+        if r < acc:
+            return fn(rng, worlds, kmax, mmax)
+    return MIX[-1][0](rng, worlds, kmax, mmax)
+
+
+def build_tokenizer():
+    from toolkit.core.tokenizers import SPECIALS, word_tokenizer
+
+    return word_tokenizer(list(SPECIALS) + [w for w in world.vocabulary() if w not in SPECIALS])
+
+
+def encode(vocab: dict[str, int], prompt: str, target: str) -> tuple[list[int], list[bool]]:
+    """Word ids (the word tokenizer maps one whitespace word to one id) and the supervised mask: the
+    target line with its end token, and in the prompt the content of every answer or chain line
+    (demonstrations' answers and the chain so far are answers too)."""
+    unk = vocab["<unk>"]
+    ids: list[int] = []
+    mask: list[bool] = []
+    for line in render(prompt).split("\n"):
+        words = line.split()
+        marker = next((m for m in SUPERVISED if line.startswith(m)), None)
+        skip = len(marker.split()) if marker else len(words)
+        ids += [vocab.get(x, unk) for x in words]
+        mask += [i >= skip for i in range(len(words))]
+    words = target.split() + ["</s>"]
+    ids += [vocab.get(x, unk) for x in words]
+    mask += [True] * len(words)
+    return ids, mask
+
+
+def encode_batch(tok, pairs: list[tuple[str, str]], max_tokens: int = MAX_TRAIN_TOKENS):
+    import torch
+
+    vocab = tok.get_vocab()
+    seqs = [encode(vocab, p, t) for p, t in pairs]
+    seqs = [s for s in seqs if len(s[0]) <= max_tokens]
+    width = max(len(ids) for ids, _ in seqs)
+    ids_t = torch.full((len(seqs), width), tok.pad_token_id, dtype=torch.long)
+    labels = torch.full((len(seqs), width), -100, dtype=torch.long)
+    attn = torch.zeros((len(seqs), width), dtype=torch.long)
+    for b, (ids, mask) in enumerate(seqs):
+        ids_t[b, : len(ids)] = torch.tensor(ids)
+        labels[b, : len(ids)] = torch.tensor([i if m else -100 for i, m in zip(ids, mask, strict=True)])
+        attn[b, : len(ids)] = 1
+    return ids_t, labels, attn
+
+
+def masked_loss(model, ids, labels, attn):
+    """Next-token loss on supervised positions only; the output layer runs on those positions alone."""
+    import torch
+
+    hidden = model.model(input_ids=ids, attention_mask=attn).last_hidden_state[:, :-1]
+    gold = labels[:, 1:]
+    keep = gold != -100
+    logits = model.lm_head(hidden[keep])
+    return torch.nn.functional.cross_entropy(logits, gold[keep])
+
+
+def copy_drill(rng, tok, batch: int):
+    import torch
+
+    names = list(world.names())
+    half = rng.randint(8, 24)
+    ids = torch.empty((batch, 2 * half), dtype=torch.long)
+    vocab = tok.get_vocab()
+    for b in range(batch):
+        x = [vocab[rng.choice(names)] for _ in range(half)]
+        ids[b] = torch.tensor(x + x)
+    labels = ids.clone()
+    labels[:, : half + 1] = -100
+    return ids, labels, torch.ones_like(ids)
+
+
+def model_config(vocab_size: int, tok, layers: int = 4, hidden: int = 128, heads: int = 4,
+                 intermediate: int = 320, max_positions: int = 2048):
+    from transformers import LlamaConfig
+
+    return LlamaConfig(vocab_size=vocab_size, hidden_size=hidden, intermediate_size=intermediate,
+                       num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=heads,
+                       max_position_embeddings=max_positions, rope_theta=10000.0, tie_word_embeddings=True,
+                       pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+
+
+def teacher_forced(model, tok, rng, worlds, n: int = 16, kmax: int = 8, mmax: int = 1) -> float:
+    import torch
+
+    ids, labels, mask = encode_batch(tok, [example(rng, worlds, kmax, mmax) for _ in range(n)])
+    with torch.no_grad():
+        logits = model(input_ids=ids, attention_mask=mask).logits
+    pred = logits[:, :-1].argmax(-1)
+    gold = labels[:, 1:]
+    ok = ((pred == gold) | (gold == -100)).all(-1)
+    return round(float(ok.float().mean()), 3)
+
+
+def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 3e-3, batch: int = 16,
+          log_every: int = 25, progress_file: str | None = None) -> dict:
+    """Train until `minutes` of wall clock; save model, tokenizer and training_log.json to `out`."""
+    import torch
+    from transformers import LlamaForCausalLM
+
+    from toolkit.core.models import seed_everything
+
+    seed_everything(seed)
+    rng = random.Random(seed)
+    tok = build_tokenizer()
+    config = model_config(len(tok), tok)
+    config._attn_implementation = "sdpa"
+    model = LlamaForCausalLM(config)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    worlds = TrainingWorlds()
+    cap = minutes * 60.0
+    t0, step, log = time.time(), 0, []
+    model.train()
+    while (frac := (time.time() - t0) / cap) < 1.0:
+        scale = min(1.0, (step + 1) / 30) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
+        for g in opt.param_groups:
+            g["lr"] = lr * scale
+        if frac < 0.05:
+            stage, (ids, labels, mask) = "drill", copy_drill(rng, tok, 32)
+        else:
+            stage, kmax, mmax = next(s for s in STAGES if frac < s[0])[1:]
+            ids, labels, mask = encode_batch(tok, [example(rng, worlds, kmax, mmax) for _ in range(batch)])
+        loss = masked_loss(model, ids, labels, mask)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        if step % log_every == 0:
+            model.eval()
+            acc = teacher_forced(model, tok, random.Random(step), worlds)
+            model.train()
+            entry = {"step": step, "stage": stage, "loss": round(float(loss.detach()), 4), "teacher_forced": acc,
+                     "elapsed_s": round(time.time() - t0, 1)}
+            log.append(entry)
+            console.info(json.dumps(entry))
+            if progress_file:
+                with open(progress_file, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(entry) + "\n")
+    model.eval()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    summary = {"minutes": minutes, "steps": step, "seed": seed, "lr": lr, "batch": batch,
+               "train_seconds": round(time.time() - t0, 1), "train_seeds": [TRAIN_SEEDS.start, TRAIN_SEEDS.stop - 1],
+               "params": sum(p.numel() for p in model.parameters()), "log": log}
+    (out / "training_log.json").write_text(json.dumps(summary, indent=1))
+    return summary
