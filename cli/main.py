@@ -33,6 +33,7 @@ SYSTEMS = [
     ("maps", "maps"),
     ("metacausal", "metacausal"),
     ("geomrel", "geomrel"),
+    ("ssm-limits", "ssm_limits"),
 ]
 
 app = typer.Typer(
