@@ -179,3 +179,37 @@ def eval_cmd(model: Annotated[Path, typer.Option("--model", "-m", help="A local 
                       seed_or_global(seed))
     with open_writer(out) as writer:
         writer.write_all(rows)
+
+
+@app.command("sweep")
+def sweep_cmd(sizes: Annotated[str, typer.Option("--sizes", help="Table sizes n")] = "4,8,16,32",
+              floats: Annotated[str, typer.Option("--floats", help="State floats (channels x 2)")]
+              = "2,4,8,16,32,64,128,256",
+              bits: Annotated[int, typer.Option("--bits", help="Bits per state float at the bottleneck")] = 4,
+              tasks: Annotated[str, typer.Option("--tasks", help="iterate and/or compose (K=1)")] = "iterate,compose",
+              seconds: Annotated[float, typer.Option("--seconds-per-run", min=1.0)] = 40.0,
+              resume: Annotated[bool, typer.Option("--resume", help="Keep finished points in --out")] = False,
+              seed: SeedOpt = None, out: OutOpt = None) -> None:
+    """Train one-layer selective SSMs with a quantized state on K=1 lookups: `ssm.capacity` per point (accuracy,
+    bits, Fano ceiling, n log2 n), then `ssm.capacity-summary` (B*(n), log-log slope).
+
+    Example: reason ssm-limits sweep --sizes 4,8,16,32 --bits 4 --seconds-per-run 40 -o S.jsonl --resume
+    """
+    from toolkit.core.console import info
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+    from toolkit.ssm_limits.sweep import run_sweep
+    from toolkit.ssm_limits.util import parse_ints
+
+    if bits < 1:
+        raise InputError(f"--bits {bits}: must be >= 1")
+    task_list = [t.strip() for t in tasks.split(",") if t.strip()]
+    for t in task_list:
+        if t not in ("iterate", "compose"):
+            raise InputError(f"--tasks {tasks}: '{t}' is not iterate or compose")
+    size_list = parse_ints(sizes, "--sizes")
+    if max(size_list) > 64:
+        raise InputError(f"--sizes {sizes}: above the symbol pool (64)")
+    require("ml", "torch", "mambapy")
+    run_sweep(task_list, size_list, parse_ints(floats, "--floats"), bits, seconds, seed_or_global(seed),
+              out, resume, log=info)
