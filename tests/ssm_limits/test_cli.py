@@ -89,7 +89,8 @@ def test_bad_inputs_one_line_exit_2(reason, args, words):
 
 
 def test_bad_problem_lines(reason, tmp_path):
-    good = json.loads(reason("ssm-limits", "gen", "--task", "iterate", "--size", "4", "--n", "2").stdout.splitlines()[0])
+    gen = reason("ssm-limits", "gen", "--task", "iterate", "--size", "4", "--n", "2")
+    good = json.loads(gen.stdout.splitlines()[0])
     missing = {k: v for k, v in good.items() if k != "trace"}
     unknown = {**good, "task": "sudoku"}
     path = tmp_path / "bad.jsonl"

@@ -42,10 +42,10 @@ def test_bit_count_and_fano_ceiling():
 
 
 def test_query_reads_the_table_only_through_the_quantized_state():
+    import random
+
     from toolkit.ssm_limits.selective import SelectiveLM
     from toolkit.ssm_limits.sweep import SEP, encode, sample, vocab_for
-
-    import random
     torch.manual_seed(1)
     vocab = vocab_for("iterate", 8)
     lm = SelectiveLM(len(vocab), 16, 2, 8, bits=3).eval()
