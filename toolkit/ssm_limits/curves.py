@@ -32,7 +32,8 @@ def curve_rows(scores: list[dict], extra: dict | None = None) -> list[dict]:
         groups.setdefault((s["task"], s["size"], s["depth"], s["mode"]), []).append(s)
     fits: dict[tuple, list] = {}
     rows = []
-    for (task, size, depth, mode), items in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
+    order = sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or 0, kv[0][3]))
+    for (task, size, depth, mode), items in order:
         n, k = len(items), sum(s["correct"] for s in items)
         lo, hi = wilson(k, n)
         nodes = Counter()
