@@ -213,3 +213,27 @@ def sweep_cmd(sizes: Annotated[str, typer.Option("--sizes", help="Table sizes n"
     require("ml", "torch", "mambapy")
     run_sweep(task_list, size_list, parse_ints(floats, "--floats"), bits, seconds, seed_or_global(seed),
               out, resume, log=info)
+
+
+@app.command("automaton")
+def automaton_cmd(model: Annotated[Path, typer.Option("--model", "-m", help="Automaton model dir (trained if empty)")],
+                  bits: Annotated[int, typer.Option("--bits", help="Bits per state float, every step")] = 4,
+                  train_seconds: Annotated[float, typer.Option("--train-seconds", min=1.0)] = 60.0,
+                  max_n: Annotated[int, typer.Option("--max-n", min=1, help="Largest n in training")] = 8,
+                  test_n: Annotated[int, typer.Option("--test-n", min=1, help="Test n = 1..this")] = 32,
+                  seed: SeedOpt = None, out: OutOpt = None) -> None:
+    """Quantized one-layer SSM on a^n b^n: reachable states, minimal DFA (automata-lib), accuracy by n.
+
+    Example: reason ssm-limits automaton --model runs/anbn --bits 4
+    """
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+
+    if bits < 1:
+        raise InputError(f"--bits {bits}: must be >= 1")
+    require("logic", "automata")
+    require("ml", "torch", "mambapy")
+    from toolkit.ssm_limits.automaton import analyse
+
+    with open_writer(out) as writer:
+        writer.write(analyse(model, bits, train_seconds, max_n, test_n, seed_or_global(seed)))

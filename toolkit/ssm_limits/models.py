@@ -41,12 +41,14 @@ def encode_words(problem_data: dict, task: str, mode: str) -> tuple[list[str], l
     return prompt, target
 
 
-def relabel(rng: random.Random, rows: list[tuple[list[str], list[str]]]) -> list[tuple[list[str], list[str]]]:
-    """Rename every symbol through a random injection into the 64-symbol pool (one per sequence), so that all
-    symbol embeddings train even on small tables; the table structure is unchanged."""
+def relabel(rng: random.Random, rows: list[tuple[list[str], list[str]]], pool: int = POOL
+            ) -> list[tuple[list[str], list[str]]]:
+    """Rename every symbol through a random permutation of the first `pool` symbols (one per sequence; pool = the
+    largest trained size), so that all their embeddings train even on small tables; the table structure is
+    unchanged."""
     out = []
     for prompt, target in rows:
-        perm = rng.sample(range(POOL), POOL)
+        perm = rng.sample(range(pool), pool)
 
         def ren(w, perm=perm):
             if w.isdigit():
@@ -137,7 +139,7 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
             g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(1.0, elapsed / seconds)))
         size, depth = rng.choice(sizes), rng.choice(depths)  # one shape per batch: no padding
         rows = relabel(rng, [encode_words(sample_train(rng, task, size, depth, query_first), task, mode)
-                             for _ in range(batch)])
+                             for _ in range(batch)], pool=max(sizes))
         ids, labels = batch_tensors(tok, rows)
         loss = model(input_ids=ids, labels=labels).loss
         opt.zero_grad()
