@@ -64,3 +64,20 @@ def test_query_reads_the_table_only_through_the_quantized_state():
     assert torch.allclose(la, lb_with_a_state, atol=1e-6)  # the conv window after the flush holds no table token
     levels = torch.unique(state_a / lm.quant.scale.view(1, -1, 1))
     assert len(levels) <= 2 ** 3 * 8  # at most 2^p values per channel
+
+
+def test_quantized_ssm_is_a_finite_automaton():
+    pytest.importorskip("automata")
+    from toolkit.ssm_limits.automaton import StepSSM, build_dfa, encode
+
+    torch.manual_seed(3)
+    model = StepSSM(hidden=8, state=2, channels=2, bits=2).eval()
+    dfa, minimal, complete, reachable = build_dfa(model)
+    assert complete and len(minimal.states) <= reachable + 1
+    strings = ["a" * i + "b" * j for i in range(6) for j in range(6) if i + j] + ["abab", "bbaa", "babab"]
+    ids, _, _ = encode(strings)
+    with torch.no_grad():
+        logits = model.run(ids)
+    clear = [(s, bool(logits[i, len(s)] > 0)) for i, s in enumerate(strings) if abs(logits[i, len(s)]) > 1e-4]
+    assert clear and all(dfa.accepts_input(s) == says for s, says in clear)
+    assert all(minimal.accepts_input(s) == dfa.accepts_input(s) for s in strings)
