@@ -183,7 +183,8 @@ def load(model_dir: Path, task: str):
 
 
 def decode_batch(model, tok, prompts: list[list[str]], max_new: int) -> list[list[str]]:
-    """Greedy decoding of equal-length prompts (full forward per token; sequences are short)."""
+    """Greedy decoding of equal-length prompts: one prefill, then one token at a time through the model's cache
+    (Mamba's recurrent state, Llama's KV cache)."""
     import torch
 
     vocab = tok.get_vocab()
@@ -193,9 +194,10 @@ def decode_batch(model, tok, prompts: list[list[str]], max_new: int) -> list[lis
     out: list[list[str]] = [[] for _ in prompts]
     done = [False] * len(prompts)
     with torch.no_grad():
+        step = model(input_ids=ids, use_cache=True)
+        pos = ids.shape[1]
         for _ in range(max_new):
-            nxt = model(input_ids=ids).logits[:, -1].argmax(-1)
-            ids = torch.cat([ids, nxt[:, None]], dim=1)
+            nxt = step.logits[:, -1].argmax(-1)
             for b, t in enumerate(nxt.tolist()):
                 if not done[b]:
                     w = inv.get(t, "<unk>")
@@ -205,6 +207,9 @@ def decode_batch(model, tok, prompts: list[list[str]], max_new: int) -> list[lis
                         out[b].append(w)
             if all(done):
                 break
+            step = model(input_ids=nxt[:, None], past_key_values=step.past_key_values, use_cache=True,
+                         cache_position=torch.tensor([pos]))
+            pos += 1
     return out
 
 
