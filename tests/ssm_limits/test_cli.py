@@ -103,11 +103,14 @@ def test_bad_problem_lines(reason, tmp_path):
     assert r.returncode == 2 and "unknown task 'sudoku'" in r.stderr
 
 
-def test_model_dir_checks(reason, tmp_path, tiny_llama):
+def test_model_dir_checks(tmp_path, tiny_llama):
+    from toolkit.core.errors import InputError
+    from toolkit.ssm_limits.models import load
+
     not_lm = tmp_path / "notlm"
     not_lm.mkdir()
     (not_lm / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": 8}))
-    r = reason("ssm-limits", "eval", "--model", str(not_lm), "--size", "4", "--depth", "1", "--n", "2")
-    assert r.returncode == 2 and "not a causal LM" in r.stderr
-    r = reason("ssm-limits", "eval", "--model", str(tiny_llama), "--size", "4", "--depth", "1", "--n", "2")
-    assert r.returncode == 2 and "tokenizer lacks task symbols" in r.stderr
+    with pytest.raises(InputError, match="not a causal LM"):
+        load(not_lm, "iterate")
+    with pytest.raises(InputError, match="tokenizer lacks task symbols"):
+        load(tiny_llama, "iterate")
