@@ -48,6 +48,10 @@ def gen_cmd(task: TaskOpt = "iterate", size: SizeOpt = "8", depth: DepthOpt = No
     from toolkit.ssm_limits.tasks import generate
     from toolkit.ssm_limits.util import parse_ints
 
+    if task == "zebra":
+        from toolkit.core.extras import require
+
+        require("logic", "constraint")
     sizes = parse_ints(size, "--size")
     depths = parse_ints(depth, "--depth") if depth else [None]
     batches = [generate(task, s, k, n, split, seed_or_global(seed), query_first) for s in sizes for k in depths]
