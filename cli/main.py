@@ -37,6 +37,7 @@ SYSTEMS = [
     ("sokoban", "sokoban"),
     ("dsg", "dsg"),
     ("rag", "rag"),
+    ("ssm-limits", "ssm_limits"),
 ]
 
 app = typer.Typer(

@@ -19,6 +19,7 @@ EXTRAS = {
     "vision": ["cv2", "pytesseract", "simpleeval", "num2words", "rapidfuzz"],
     "rl": ["gymnasium", "sklearn", "onnx", "onnxruntime"],
     "dsg": ["jsonschema", "networkx", "word2number"],
+    "logic": ["constraint", "automata"],
 }
 
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Regenerate every ssm_limits asset from the repository root: bash assets/ssm_limits/regenerate.sh [problems|replay|models|sweep]
+# The CPU-heavy parts (models, sweep) run single-threaded; on a shared machine wrap them in a job slot.
+set -euo pipefail
+A=assets/ssm_limits
+what=${1:-all}
+r() { reason "$@"; }
+command -v reason >/dev/null || r() { python -m cli "$@"; }
+
+if [[ $what == all || $what == problems ]]; then
+  mkdir -p $A/problems
+  r --seed 0 ssm-limits gen --task compose --size 4,8,16,32 --depth 2 --n 50 --split test -o $A/problems/compose.jsonl
+  r --seed 0 ssm-limits gen --task iterate --size 8,16,32,64 --depth 1..5 --n 10 --split test -o $A/problems/iterate.jsonl
+  : > $A/problems/mult.jsonl; : > $A/problems/zebra.jsonl
+  for s in 2 3 4 5; do
+    r --seed 0 ssm-limits gen --task mult --size $s --depth $s --n 50 --split test >> $A/problems/mult.jsonl
+    r --seed 0 ssm-limits gen --task zebra --size $s --depth $s --n 50 --split test >> $A/problems/zebra.jsonl
+  done
+  r --seed 0 ssm-limits gen --task dp --size 6,8,10,12 --n 50 --split test -o $A/problems/dp.jsonl
+fi
+
+if [[ $what == all || $what == replay ]]; then
+  # the noisy stand-in (pipeline demo, not a model result) on the first 10 problems of each task and size, CoT
+  rm -f $A/replay.jsonl
+  for t in compose iterate mult dp zebra; do
+    python - "$A/problems/$t.jsonl" > /tmp/ssm_subset_$t.jsonl <<'PY'
+import json, sys
+seen = {}
+for line in open(sys.argv[1]):
+    p = json.loads(line)
+    key = (p["params"]["size"], p["params"]["depth"])
+    seen[key] = seen.get(key, 0) + 1
+    if seen[key] <= 10:
+        print(line, end="")
+PY
+    r --seed 0 ssm-limits ask /tmp/ssm_subset_$t.jsonl --llm py:toolkit.ssm_limits.standin:noisy --mode cot \
+      --record $A/replay.jsonl -o /tmp/ssm_resp_$t.jsonl
+  done
+  cat /tmp/ssm_resp_*.jsonl > /tmp/ssm_resp_all.jsonl
+  cat $A/problems/*.jsonl > /tmp/ssm_problems_all.jsonl
+  r ssm-limits score /tmp/ssm_resp_all.jsonl --problems /tmp/ssm_problems_all.jsonl -o /tmp/ssm_standin_scores.jsonl
+  grep '"ssm.curve"' /tmp/ssm_standin_scores.jsonl > $A/standin_curves.jsonl
+fi
+
+if [[ $what == all || $what == models ]]; then
+  for arch in transformer mamba; do
+    r --seed 0 ssm-limits train --arch $arch --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \
+      --layers 2 --hidden 64 --minutes 12 -o $A/models/$arch
+  done
+  : > $A/curves.jsonl
+  for arch in transformer mamba; do
+    r --seed 1 ssm-limits eval --model $A/models/$arch --task iterate --size 8,16,32,64 --depths 1..8 --n 100 >> $A/curves.jsonl
+  done
+fi
+
+if [[ $what == all || $what == sweep ]]; then
+  r --seed 0 ssm-limits sweep --sizes 4,8,16,32 --bits 4 --tasks iterate --seconds-per-run 40 -o $A/sweep.jsonl --resume
+fi

@@ -1,0 +1,28 @@
+"""The shipped Mamba and Llama reproduce their published held-out accuracy on 200 fresh test problems."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolkit.core.assets import asset_path
+
+pytest.importorskip("torch")
+pytest.importorskip("mambapy")
+
+
+@pytest.mark.parametrize("arch", ["transformer", "mamba"])
+def test_shipped_model_within_005_of_the_published_curve(arch):
+    from toolkit.ssm_limits.evaluate import eval_model
+
+    model_dir = asset_path(f"ssm_limits/models/{arch}")
+    curves = asset_path("ssm_limits/curves.jsonl")
+    if not (model_dir / "config.json").exists() or not curves.exists():
+        pytest.skip("models not shipped in this checkout")
+    rows = [json.loads(line) for line in curves.read_text().splitlines()]
+    ref = [r for r in rows if r["arch"] == arch and r["size"] == 16 and r["depth"] <= 4]
+    published = sum(r["correct"] for r in ref) / sum(r["n"] for r in ref)
+    fresh = eval_model(model_dir, "iterate", [16], [1, 2, 3, 4], "cot", 50, seed=7)  # 200 problems, new seed
+    measured = sum(r["correct"] for r in fresh) / sum(r["n"] for r in fresh)
+    assert abs(measured - published) <= 0.05, (measured, published)
