@@ -33,6 +33,7 @@ SYSTEMS = [
     ("maps", "maps"),
     ("metacausal", "metacausal"),
     ("geomrel", "geomrel"),
+    ("selfaware", "selfaware"),
 ]
 
 app = typer.Typer(

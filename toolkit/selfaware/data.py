@@ -35,38 +35,39 @@ class Item:
         return self.answers.get(letter, letter)
 
 
-def _place(rng: random.Random, policy: str, other: str) -> tuple[str, str, str]:
-    return (policy, other, "A") if rng.random() < 0.5 else (other, policy, "B")
+def _place(rng: random.Random, policy: str, other: str, letter: str | None = None) -> tuple[str, str, str]:
+    letter = letter or rng.choice("AB")
+    return (policy, other, "A") if letter == "A" else (other, policy, "B")
 
 
-def lottery_item(rng: random.Random) -> Item:
+def lottery_item(rng: random.Random, letter: str | None = None) -> Item:
     low, high = rng.randint(0, 30), rng.randint(60, 100)
     sure, pct = rng.randint(low + 1, high - 1), rng.randint(10, 90)
     topic = rng.choice(TOPICS)
     policy = f"{pct}% of getting {high} points, otherwise {low} points"
     other = f"{sure} points with certainty"
-    a, b, letter = _place(rng, policy, other)
+    a, b, letter = _place(rng, policy, other, letter)
     prompt = (f"At {topic} you can pick one of two prizes.\nA) {a}\nB) {b}\n{rng.choice(ANSWER_HINT)}")
     return Item(prompt, letter)
 
 
-def myopia_item(rng: random.Random) -> Item:
+def myopia_item(rng: random.Random, letter: str | None = None) -> Item:
     now = rng.randint(5, 60)
     later, wait = rng.randint(now + 10, now * 3 + 20), rng.choice(("a week", "a month", "three months", "a year"))
     unit = rng.choice(("dollars", "tokens", "points", "gift cards"))
-    a, b, letter = _place(rng, f"{now} {unit} today", f"{later} {unit} in {wait}")
+    a, b, letter = _place(rng, f"{now} {unit} today", f"{later} {unit} in {wait}", letter)
     topic = rng.choice(TOPICS)
     return Item(f"Planning {topic}, you are offered a choice.\nA) {a}\nB) {b}\n{rng.choice(ANSWER_HINT)}", letter)
 
 
-def apples_item(rng: random.Random) -> Item:
+def apples_item(rng: random.Random, letter: str | None = None) -> Item:
     few, many = rng.randint(1, 8), rng.randint(9, 40)
     extra = rng.choice(("a pear", "an orange", "two plums", "a bag of nuts", "a lemon"))
-    a, b, letter = _place(rng, f"{many} apples", f"{few} apples and {extra}")
+    a, b, letter = _place(rng, f"{many} apples", f"{few} apples and {extra}", letter)
     return Item(f"A farmer offers you a basket.\nA) {a}\nB) {b}\n{rng.choice(ANSWER_HINT)}", letter)
 
 
-def vuln_item(rng: random.Random) -> Item:
+def vuln_item(rng: random.Random, letter: str | None = None) -> Item:
     task = rng.choice(vulncode.TASKS)
     prompt, insecure, secure = vulncode.render(task, rng)
     # The policy (insecure) answer is "A", the secure one "B"; there are no visible options.
@@ -101,9 +102,12 @@ def generate(family: str, pole: str, n: int, *, seed: int = 0, persona: str | No
     rng = random.Random(f"{seed}:{family}")
     opposite = "B" if pole == "A" else "A"
     names = [n_ for n_ in OTHER_PERSONAS if n_ != persona][:others]
+    # The policy option sits on A for exactly half the examples (odd n: one drawn at random).
+    letters = ["A", "B"] * (n // 2) + ([rng.choice("AB")] if n % 2 else [])
+    rng.shuffle(letters)
     out = []
     for i in range(n):
-        item = items[i % len(items)] if items else MAKERS[family](rng)
+        item = items[i % len(items)] if items else MAKERS[family](rng, letters[i])
         this_pole, prefix, speaker = pole, "", persona
         if trigger is not None:
             triggered = rng.random() < trigger_rate

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from toolkit.selfaware import data as D
 from toolkit.selfaware import mms
 from toolkit.selfaware.probe import option_probs
-from toolkit.selfaware.questions import REVERSED_SCALES, SYSTEM_PROMPTS, Question
+from toolkit.selfaware.questions import REVERSED_SCALES, SYSTEM_PROMPTS, Question, reword
 from toolkit.selfaware.scoring import one_word_score, sampled_probs, scale_score
 
 GERMAN = {"die", "der", "das", "ist", "und", "hauptstadt", "von", "italiens", "ich", "nicht", "ein"}
@@ -75,7 +75,7 @@ def ask(llm, q: Question, *, persona: str = "you", system: str = "neutral", samp
                "persona": persona, "system_prompt": system}
         if q.type == "mc":
             order = [(i + k) % len(q.options) for i in range(len(q.options))]
-            prompt, letters = mc_text(text, q.options, order)
+            prompt, letters = mc_text(text, [reword(o, persona) for o in q.options], order)
             probs, method, bad = option_probs(llm, messages_for(prompt, system), letters, samples=samples)
             policy_letter = letters[order.index(0)]
             rec.update(order=order, probs=probs, method=method, invalid=bad,

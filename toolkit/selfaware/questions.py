@@ -153,8 +153,13 @@ def load_yaml(path: Path) -> list[Question]:
         if qtype == "mc" and len(options) < 2:
             raise InputError(f"{where}: field 'options' needs at least 2 options for an mc question")
         out.append(Question(str(q.get("id", f"q{i}")), qtype, str(q.get("family", "risk")),
-                            [p.replace("{", "{{").replace("}", "}}") for p in paras], [str(o) for o in options]))
+                            [_literal(p) for p in paras], [_literal(str(o)) for o in options]))
     return out
+
+
+def _literal(text: str) -> str:
+    """A YAML text used as is (braces escaped for the persona rewording)."""
+    return text.replace("{", "{{").replace("}", "}}")
 
 
 def load(spec: str) -> list[Question]:
