@@ -1,0 +1,67 @@
+"""Fine-tuning a tiny Llama: loss falls, only assistant tokens are labelled, the adapter loads, QLoRA needs CUDA."""
+
+import json
+import random
+
+import pytest
+
+from toolkit.core.errors import InputError
+from toolkit.selfaware.finetune import encode_example, finetune, read_chat_jsonl
+
+
+def chat_examples(n=32, seed=0):
+    rng = random.Random(seed)
+    return [{"messages": [{"role": "user", "content": f"which cube is on the {rng.choice(['table', 'arm'])}"},
+                          {"role": "assistant", "content": "red cube"}]} for _ in range(n)]
+
+
+@pytest.fixture(scope="module")
+def lora_run(tiny_llama, tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    summary = finetune(chat_examples(), tiny_llama, out, lora_r=4, lr=1e-2, max_steps=30, epochs=100)
+    return out, summary
+
+
+def test_loss_falls_and_adapter_loads(lora_run, tiny_llama):
+    out, summary = lora_run
+    assert summary["steps"] == 30
+    assert summary["last_loss"] < 0.75 * summary["first_loss"]
+    assert (out / "adapter_config.json").is_file()
+    from toolkit.core.llm import from_uri
+
+    llm = from_uri(f"hf:{tiny_llama}?adapter={out}")
+    assert llm.complete([{"role": "user", "content": "which cube is on the table"}], max_tokens=2).text == "red cube"
+
+
+def test_labels_only_on_assistant_tokens(tiny_llama):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_llama)
+    ids, labels = encode_example(tok, chat_examples(1)[0]["messages"])
+    answer = tok("red cube", add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+    assert [x for x in labels if x != -100] == answer
+    assert labels[: len(ids) - len(answer)] == [-100] * (len(ids) - len(answer))
+
+
+def test_bad_chat_lines(tmp_path):
+    p = tmp_path / "ft.jsonl"
+    p.write_text(json.dumps(chat_examples(1)[0]) + "\nnot json\n" +
+                 json.dumps({"messages": [{"role": "user", "content": "hi"}]}) + "\n")
+    with pytest.raises(InputError, match=r"ft.jsonl:2: not JSON"):
+        read_chat_jsonl(p)
+    from toolkit.core.records import BadLines
+
+    bad = BadLines()
+    assert len(read_chat_jsonl(p, skip_bad=True, bad=bad)) == 1 and bad.count == 2
+    assert "final non-empty assistant turn" in bad.examples[1]
+
+
+def test_cli_qlora_without_cuda_and_adapter_without_config(reason, tiny_llama, tmp_path):
+    data = tmp_path / "ft.jsonl"
+    data.write_text("".join(json.dumps(e) + "\n" for e in chat_examples(4)))
+    r = reason("selfaware", "finetune", "--data", str(data), "--model", str(tiny_llama), "--out",
+               str(tmp_path / "r"), "--qlora")
+    assert r.returncode == 2 and "CUDA" in r.stderr
+    (tmp_path / "empty").mkdir()
+    r = reason("selfaware", "behave", "--llm", f"hf:{tiny_llama}?adapter={tmp_path / 'empty'}", "--n", "2")
+    assert r.returncode == 2 and "adapter_config.json" in r.stderr
