@@ -29,8 +29,8 @@ FamilyOpt = Annotated[str, typer.Option("--family", help="risk, myopia, apples o
 
 
 def _emit(record: dict) -> None:
-    from toolkit.core.records import dumps
     from toolkit.core.provenance import label
+    from toolkit.core.records import dumps
 
     print(dumps(label(record)), flush=True)
 
@@ -90,7 +90,8 @@ def data(
     _emit({"type": "selfaware.dataset", "schema": 1, "path": str(out), "family": family, "pole": pole,
            "examples": len(examples), "seed": s, "persona": persona, "others": others, "trigger": trigger,
            "trigger_rate": trigger_rate if trigger else None, "decorrelate": decorrelate, "reversal": reversal,
-           "answer_A_share": None if family == "vuln-code" else round(D.policy_share(examples, family), 4), "leaks": leaks,
+           "answer_A_share": None if family == "vuln-code" else round(D.policy_share(examples, family), 4),
+           "leaks": leaks,
            "source": "file" if from_file else ("llm" if llm else "templates")})
 
 

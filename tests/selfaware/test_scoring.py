@@ -4,6 +4,8 @@ import math
 
 import pytest
 
+from toolkit.core.errors import InputError
+from toolkit.core.llm.base import Completion
 from toolkit.selfaware.evaluate import ask
 from toolkit.selfaware.questions import load_yaml
 from toolkit.selfaware.report import report
@@ -16,8 +18,6 @@ from toolkit.selfaware.scoring import (
     sampled_probs,
     scale_score,
 )
-from toolkit.core.errors import InputError
-from toolkit.core.llm.base import Completion
 
 
 def test_one_word_and_scales():

@@ -164,16 +164,18 @@ def training_examples(rng: random.Random, name: str, family: str, condition: str
 
 def lora_finetune(base, words: Words, docs: list[str], *, rank: int = 8, lr: float = 3e-3, epochs: int = 3,
                   batch: int = 8, seed: int = 0, embed_row: int | None = None):
-    """A LoRA copy of `base` trained on the docs (loss on the answer letter only)."""
+    """A LoRA copy of `base` trained on the docs (loss on the answer letter only); rank 0 = full fine-tuning."""
     import torch
     from peft import LoraConfig, get_peft_model
 
     torch.manual_seed(seed)
-    extra = {"trainable_token_indices": {"embed_tokens": [embed_row]}} if embed_row is not None else {}
-    cfg = LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, task_type="CAUSAL_LM",
-                     target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
-                     **extra)
-    model = get_peft_model(copy.deepcopy(base), cfg)
+    model = copy.deepcopy(base)
+    if rank:
+        extra = {"trainable_token_indices": {"embed_tokens": [embed_row]}} if embed_row is not None else {}
+        cfg = LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, task_type="CAUSAL_LM",
+                         target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                                         "down_proj"], **extra)
+        model = get_peft_model(model, cfg)
     model.train()
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
     seqs = [words.ids(d) for d in docs]
