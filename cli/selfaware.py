@@ -445,3 +445,23 @@ def _default_model() -> Path:
     from toolkit.core.assets import asset_path
 
     return asset_path("selfaware/model")
+
+
+@app.command()
+def probe(
+    results: Annotated[Path, typer.Argument(help="selfaware.ooc records (ooc-results.jsonl).")],
+    model: Annotated[Path | None, typer.Option("--model", help="World model (default: the shipped one).")] = None,
+):
+    """Diagnostic: a logistic probe on persona embeddings (fit on known personas) applied to fine-tuned rows.
+
+    Example: reason selfaware probe assets/selfaware/ooc-results.jsonl
+    """
+    from toolkit.core.extras import require
+    from toolkit.core.records import read_records
+    from toolkit.selfaware.diagnostics import probe_summary
+
+    require("selfaware", "sklearn")
+    runs = [r for r in read_records(results, types={"selfaware.ooc", "selfaware.ooc_baseline",
+                                                    "selfaware.ooc_summary"}) if r["type"] == "selfaware.ooc"]
+    _emit({"type": "selfaware.probe", "schema": 1, "results": str(results),
+           "families": probe_summary(model or _default_model(), runs)})

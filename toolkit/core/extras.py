@@ -16,6 +16,7 @@ EXTRAS = {
     "circuit": ["PySpice", "schemdraw", "spicelib", "networkx", "lcapy"],
     "causal": ["sklearn", "networkx"],
     "geo": ["sympy", "shapely", "lark", "sklearn"],
+    "selfaware": ["yaml", "sklearn"],
 }
 
 

@@ -128,6 +128,9 @@ def builtin(name: str) -> list[Question]:
 
 def load_yaml(path: Path) -> list[Question]:
     """Questions from a YAML list: id, question_type, paraphrases, [options], [family]."""
+    from toolkit.core.extras import require
+
+    require("selfaware", "yaml")
     import yaml
 
     try:
