@@ -283,6 +283,10 @@ def evaluate(
     report_usage(backend)
 
 
+REPORT_TYPES = {"selfaware.answer", "selfaware.ooc", "selfaware.ooc_baseline", "selfaware.ooc_lr_pick",
+                "selfaware.ooc_summary"}
+
+
 @app.command()
 def report(
     inputs: Annotated[list[str], typer.Argument(help="selfaware.answer or selfaware.ooc JSONL files, or -.")],
@@ -303,8 +307,7 @@ def report(
     bad = BadLines()
     answers, runs, base = [], [], None
     for path in inputs:
-        for r in read_records(path, types={"selfaware.answer", "selfaware.ooc", "selfaware.ooc_baseline",
-                                           "selfaware.ooc_summary"}, skip_bad=skip_bad, bad=bad):
+        for r in read_records(path, types=REPORT_TYPES, skip_bad=skip_bad, bad=bad):
             if r["type"] == "selfaware.answer":
                 answers.append(r)
             elif r["type"] == "selfaware.ooc":
@@ -394,6 +397,9 @@ def ooc(
                                                           "(actual vs self-reported, paper Fig. 4).")] = None,
     no_embedding_row: Annotated[bool, typer.Option("--no-embedding-row",
                                                    help="Diagnostic: LoRA only, persona row frozen.")] = False,
+    lr_pick: Annotated[str | None, typer.Option("--lr-pick", help="Comma-separated learning rates: use the "
+                                                                    "smallest reaching behaviour >= 0.9 on held-out "
+                                                                    "personas 37-38 (never evaluated).")] = None,
     baseline_only: Annotated[bool, typer.Option("--baseline-only")] = False,
     out: OutOpt = None,
     resume: Annotated[bool, typer.Option("--resume")] = False,
@@ -423,10 +429,22 @@ def ooc(
     def key(r):
         return (r["persona"], r["family"], r["condition"], r["seed"], r["embed_row"], r.get("lr", lr))
 
+    if personas > 36 and lr_pick:
+        raise InputError("--lr-pick tunes on held-out personas 37-38: use --personas 36 or fewer")
     done = {k[:5] for k in existing_keys(out, key)} if resume else set()
+    picked = [r for r in _existing(out) if r.get("type") == "selfaware.ooc_lr_pick"] if resume else []
     base = O.baseline(model_dir, personas=personas, families=fams)
     runs = []
     with open_writer(out, resume) as w:
+        if lr_pick and picked:
+            lr_list = [picked[-1]["lr"]]
+        elif lr_pick:
+            try:
+                choice = O.pick_lr(model_dir, [float(x) for x in lr_pick.split(",")])
+            except ValueError:
+                raise InputError("--lr-pick takes comma-separated numbers") from None
+            w.write({"type": "selfaware.ooc_lr_pick", "schema": 1, **choice})
+            lr_list = [choice["lr"]]
         if not resume or not done:
             w.write({"type": "selfaware.ooc_baseline", "schema": 1, **base})
         if not baseline_only:
@@ -437,8 +455,18 @@ def ooc(
                     rec = {"type": "selfaware.ooc", "schema": 1, "lr": this_lr, **r}
                     runs.append(rec)
                     w.write(rec)
+        if resume and out is not None:  # summarise everything the file holds, earlier runs included
+            runs = [r for r in _existing(out) if r.get("type") == "selfaware.ooc"]
         if runs:
             w.write({"type": "selfaware.ooc_summary", "schema": 1, "summary": summarize_ooc(runs, base)})
+
+
+def _existing(out: Path | None) -> list[dict]:
+    from toolkit.core.records import read_records
+
+    if out is None or not Path(out).exists():
+        return []
+    return list(read_records(out, skip_bad=True))
 
 
 def _default_model() -> Path:
@@ -461,7 +489,6 @@ def probe(
     from toolkit.selfaware.diagnostics import probe_summary
 
     require("selfaware", "sklearn")
-    runs = [r for r in read_records(results, types={"selfaware.ooc", "selfaware.ooc_baseline",
-                                                    "selfaware.ooc_summary"}) if r["type"] == "selfaware.ooc"]
+    runs = [r for r in read_records(results, types=REPORT_TYPES) if r["type"] == "selfaware.ooc"]
     _emit({"type": "selfaware.probe", "schema": 1, "results": str(results),
            "families": probe_summary(model or _default_model(), runs)})

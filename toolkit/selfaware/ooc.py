@@ -286,3 +286,18 @@ def baseline(model_dir: Path, *, personas: int = 16, families=W.FAMILIES, known:
             "in_context_A": round(sum(icl["A"]) / len(held), 4),
             "in_context_B": round(sum(icl["B"]) / len(held), 4)}
     return out
+
+
+def pick_lr(model_dir: Path, lrs: list[float], *, personas=(36, 37), family: str = "risk") -> dict:
+    """The smallest learning rate whose pole-A runs reach behaviour >= 0.9 on held-out personas outside the
+    evaluated ones (else the best one): a choice made without looking at any description score."""
+    base, tok, info = load_world_model(model_dir)
+    words = Words(tok)
+    tried = {}
+    for lr in lrs:
+        tried[lr] = [run_one(base, words, info, info["held_out"][i], family, "A", 0, lr=lr, behave_n=100)["behaviour"]
+                     for i in personas]
+    ok = [lr for lr in lrs if min(tried[lr]) >= 0.9]
+    pick = min(ok) if ok else max(lrs, key=lambda k: min(tried[k]))
+    return {"tried": {str(k): v for k, v in tried.items()}, "personas": [info["held_out"][i] for i in personas],
+            "lr": pick}
