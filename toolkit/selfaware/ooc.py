@@ -123,10 +123,12 @@ def correct_side(q: dict, score: float, pole: str) -> bool:
     return score > 0.5 if pole == "A" else score < 0.5
 
 
-def known_accuracy(model, words: Words, names: list[str], poles: dict, family: str) -> float:
+def known_accuracy(model, words: Words, names: list[str], poles: dict, family: str, eval_only: bool = False) -> float:
+    """Share of description questions answered on the persona's own side (training templates, or the
+    eval-only ones)."""
     hits = total = 0
     for name in names:
-        qs = description_questions(name, family)
+        qs = [q for q in description_questions(name, family) if q["eval_only"] == eval_only]
         for q, s in zip(qs, score_questions(model, words, qs, family), strict=True):
             hits += correct_side(q, s, poles[name][family])
             total += 1
@@ -283,6 +285,8 @@ def baseline(model_dir: Path, *, personas: int = 16, families=W.FAMILIES, known:
             "held_out_description": round(sum(desc) / len(desc), 4),
             "held_out_behaviour": round(sum(beh) / len(beh), 4),
             "known_accuracy": round(known_accuracy(base, words, info["known"][:known], info["poles"], family), 4),
+            "known_accuracy_eval_only": round(known_accuracy(base, words, info["known"][:known], info["poles"],
+                                                             family, eval_only=True), 4),
             "in_context_A": round(sum(icl["A"]) / len(held), 4),
             "in_context_B": round(sum(icl["B"]) / len(held), 4)}
     return out
