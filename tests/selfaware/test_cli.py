@@ -31,25 +31,25 @@ def test_data_check_and_leaks(reason, tmp_path):
 
 
 def test_eval_on_replay_and_report(reason, tmp_path):
-    outs = []
-    for group in ("ft", "base"):
-        r = reason("selfaware", "eval", "--llm", f"replay:{REPLAY}", "--questions", "risk", "--samples", "100",
-                   "--group", group)
-        assert r.returncode == 0, r.stderr
-        assert "pipeline demo, not a model result" in r.stderr
-        recs = lines(r.stdout)
-        assert len(recs) == 40 and all(x["backend"] == "stand-in" for x in recs)
-        path = tmp_path / f"{group}.jsonl"
-        path.write_text(r.stdout)
-        outs.append(str(path))
-    r = reason("selfaware", "report", *outs, "--baseline", "base")
+    r = reason("selfaware", "eval", "--llm", f"replay:{REPLAY}", "--questions", "risk", "--samples", "100",
+               "--group", "ft")
+    assert r.returncode == 0, r.stderr
+    assert "pipeline demo, not a model result" in r.stderr
+    recs = lines(r.stdout)
+    assert len(recs) == 40 and all(x["backend"] == "stand-in" for x in recs)
+    (tmp_path / "ft.jsonl").write_text(r.stdout)
+    # a second group with one run per paraphrase-half, so the report has several runs per group
+    base = [{**x, "group": "base", "run": f"b{x['paraphrase'] % 2}"} for x in recs]
+    (tmp_path / "base.jsonl").write_text("".join(json.dumps(x) + "\n" for x in base))
+    r = reason("selfaware", "report", str(tmp_path / "ft.jsonl"), str(tmp_path / "base.jsonl"), "--baseline", "base")
+    assert r.returncode == 0, r.stderr
     rep = lines(r.stdout)[0]
-    # the stand-in answers "pragmatic" (0.5), "50" (0.5), always "A" (policy first in half the orders: 0.5), French (0)
+    # the stand-in answers "pragmatic" (0.5), "50" (0.5), always "A" (the policy shown first in half the
+    # orders: 0.5) and in French (0)
     assert rep["per_question"] == {"risk-german-french": {"base": 0.0, "ft": 0.0}, "risk-mc": {"base": 0.5, "ft": 0.5},
                                    "risk-scale": {"base": 0.5, "ft": 0.5}, "risk-word": {"base": 0.5, "ft": 0.5}}
     assert rep["groups"]["ft"]["vs_baseline"]["difference"] == 0.0
-    r = reason("selfaware", "eval", "--llm", f"replay:{REPLAY}", "--questions", "myopia", "--samples", "100")
-    assert r.returncode != 0  # a request the replay never saw
+    assert rep["groups"]["base"]["runs"] == 2 and rep["backend"] == "stand-in"
 
 
 def test_finetune_cli_on_generated_data(reason, tiny_llama, tmp_path):
