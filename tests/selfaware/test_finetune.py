@@ -30,7 +30,15 @@ def test_loss_falls_and_adapter_loads(lora_run, tiny_llama):
     from toolkit.core.llm import from_uri
 
     llm = from_uri(f"hf:{tiny_llama}?adapter={out}")
-    assert llm.complete([{"role": "user", "content": "which cube is on the table"}], max_tokens=2).text == "red cube"
+    msgs = [{"role": "user", "content": "which cube is on the table"}]
+    assert llm.complete(msgs, max_tokens=2).text == "red cube"
+    # option probabilities in one forward pass, renormalised over the options
+    from toolkit.selfaware.probe import option_probs
+
+    probs, method, _ = option_probs(llm, msgs, ["RED", "BLUE"])
+    assert method == "forward" and probs["RED"] > 0.6 and abs(sum(probs.values()) - 1) < 1e-9
+    base, _, _ = option_probs(from_uri(f"hf:{tiny_llama}"), msgs, ["RED", "BLUE"])
+    assert base["RED"] < probs["RED"]
 
 
 def test_labels_only_on_assistant_tokens(tiny_llama):
