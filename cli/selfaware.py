@@ -312,8 +312,8 @@ def report(
                 answers.append(r)
             elif r["type"] == "selfaware.ooc":
                 runs.append(r)
-            elif r["type"] == "selfaware.ooc_baseline":
-                base = r
+            elif r["type"] == "selfaware.ooc_baseline":  # one per sweep: merge their families
+                base = {"families": {**(base or {}).get("families", {}), **r["families"]}}
     if not answers and not runs:
         raise InputError("report: no selfaware.answer or selfaware.ooc records in the input")
     report_bad(bad)
