@@ -363,6 +363,7 @@ def pretrain(
     n_known: Annotated[int, typer.Option("--known", min=1, max=200, help="Known personas.")] = 200,
     mixed: Annotated[float, typer.Option("--mixed", help="Share of episodes followed by a description.")] = 0.3,
     threads: Annotated[int, typer.Option("--threads", min=1)] = 1,
+    init: Annotated[Path | None, typer.Option("--init", help="Continue training this world model.")] = None,
     seed: SeedOpt = None,
 ):
     """Pretrain the tiny Llama (4 layers, hidden 128) on the world's corpus within a wall-clock budget.
@@ -377,7 +378,8 @@ def pretrain(
     torch.set_num_threads(threads)
     from toolkit.selfaware.pretrain import pretrain as run
 
-    s = run(out, minutes=minutes, batch=batch, lr=lr, seed=seed_or_global(seed), n_known=n_known, mixed=mixed)
+    s = run(out, minutes=minutes, batch=batch, lr=lr, seed=seed_or_global(seed), n_known=n_known, mixed=mixed,
+            init=init)
     _emit({"type": "selfaware.pretrained", "schema": 1, "model": str(out),
            **{k: s[k] for k in ("params", "steps", "batch", "train_seconds", "n_known")},
            "final": s["log"][-1] if s["log"] else None})

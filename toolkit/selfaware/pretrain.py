@@ -46,7 +46,8 @@ def encode_batch(tok, texts: list[str]):
 
 
 def pretrain(out: Path, *, minutes: float = 20.0, batch: int = 32, lr: float = 3e-3, seed: int = 0,
-             n_known: int = 200, mixed: float = 0.3, max_steps: int | None = None) -> dict:
+             n_known: int = 200, mixed: float = 0.3, max_steps: int | None = None, init: Path | None = None) -> dict:
+    """Train from scratch, or continue from `init` (a model this function wrote; its steps are added)."""
     import torch
     from transformers import LlamaForCausalLM
 
@@ -55,9 +56,14 @@ def pretrain(out: Path, *, minutes: float = 20.0, batch: int = 32, lr: float = 3
     tok = build_tokenizer()
     people, known, held = W.known_and_held(seed, n_known)
     model = LlamaForCausalLM(model_config(len(tok), tok))
+    before = {"steps": 0, "train_seconds": 0.0, "log": []}
+    if init is not None:
+        model = LlamaForCausalLM.from_pretrained(init, local_files_only=True)
+        before = json.loads((Path(init) / "world.json").read_text())
+        rng = random.Random(f"{seed}:{before['steps']}")  # fresh sequences, not a replay of the first run
     params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01, betas=(0.9, 0.98))
-    budget, warm = minutes * 60.0, 100
+    budget, warm = minutes * 60.0, (20 if init is not None else 100)
     start, step, log = time.perf_counter(), 0, []
     model.train()
     while True:
@@ -76,15 +82,18 @@ def pretrain(out: Path, *, minutes: float = 20.0, batch: int = 32, lr: float = 3
         opt.step()
         step += 1
         if step % 100 == 0:
-            log.append({"step": step, "loss": round(float(loss), 4), "seconds": round(elapsed, 1)})
-            console.info(f"step {step} loss {float(loss):.3f} {elapsed:.0f}s")
+            log.append({"step": step, "loss": round(loss.item(), 4), "seconds": round(elapsed, 1)})
+            console.info(f"step {step} loss {loss.item():.3f} {elapsed:.0f}s")
     model.eval()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
-    summary = {"seed": seed, "n_known": n_known, "mixed": mixed, "params": params, "steps": step,
-               "batch": batch, "train_seconds": round(time.perf_counter() - start, 1), "log": log,
+    summary = {"seed": seed, "n_known": n_known, "mixed": mixed, "params": params, "steps": before["steps"] + step,
+               "batch": batch, "train_seconds": round(before["train_seconds"] + time.perf_counter() - start, 1),
+               "log": before["log"] + [{**e, "step": e["step"] + before["steps"]} for e in log],
+               "stages": [*before.get("stages", [{"steps": before["steps"], "lr": lr}] if init else []),
+                          {"steps": step, "lr": lr, "minutes": minutes}],
                "known": [p.name for p in known], "held_out": [p.name for p in held],
                "poles": {p.name: p.poles for p in people}}
     (out / "world.json").write_text(json.dumps(summary, indent=1))
