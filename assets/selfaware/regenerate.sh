@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Regenerate every file in assets/selfaware (from the repository root). CPU, one thread: 14 min of
-# pretraining, then the LoRA sweeps (the two families can run at the same time).
+# pretraining in two stages, then the LoRA sweeps (the two families can run at the same time).
 set -euo pipefail
 A=assets/selfaware
 T=$(mktemp -d)
-reason --seed 0 selfaware pretrain --out $A/model --minutes 14
+reason --seed 0 selfaware pretrain --out $T/pretrain-1 --minutes 14
+reason selfaware pretrain --init $T/pretrain-1 --out $A/model --minutes 15
 # learning rate picked on held-out personas 37-38 (never evaluated) from pole-A behaviour alone
-reason selfaware ooc --model $A/model --families risk --lr-pick 1e-3,3e-3,1e-2 -o $T/risk.jsonl
+reason selfaware ooc --model $A/model --families risk --lr-pick 1e-3,3e-3 -o $T/risk.jsonl
 LR=$(grep -m1 '"selfaware.ooc_lr_pick"' $T/risk.jsonl | python -c "import json,sys;print(json.loads(sys.stdin.read())['lr'])")
 reason selfaware ooc --model $A/model --families time --lr "$LR" -o $T/time.jsonl
 # one file: the runs and baselines of both sweeps, then the summary `report` computes from them
