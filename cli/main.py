@@ -38,6 +38,7 @@ SYSTEMS = [
     ("dsg", "dsg"),
     ("rag", "rag"),
     ("ssm-limits", "ssm_limits"),
+    ("selfaware", "selfaware"),
 ]
 
 app = typer.Typer(

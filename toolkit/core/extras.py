@@ -20,6 +20,7 @@ EXTRAS = {
     "rl": ["gymnasium", "sklearn", "onnx", "onnxruntime"],
     "dsg": ["jsonschema", "networkx", "word2number"],
     "logic": ["constraint", "automata"],
+    "selfaware": ["yaml", "sklearn"],
 }
 
 

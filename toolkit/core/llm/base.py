@@ -25,6 +25,8 @@ class Completion:
     logprobs: list[list[tuple[str, float]]] | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    # One list per text of {token: logprob} maps (each position's top alternatives), where asked for.
+    top_logprobs: list[list[dict[str, float]]] | None = None
 
     @property
     def text(self) -> str:
@@ -36,6 +38,8 @@ class Completion:
             out["logprobs"] = [[[t, lp] for t, lp in seq] for seq in self.logprobs]
         out["prompt_tokens"] = self.prompt_tokens
         out["completion_tokens"] = self.completion_tokens
+        if self.top_logprobs is not None:
+            out["top_logprobs"] = self.top_logprobs
         return out
 
     @classmethod
@@ -46,6 +50,7 @@ class Completion:
             logprobs=[[(t, float(lp)) for t, lp in seq] for seq in lps] if lps is not None else None,
             prompt_tokens=int(data.get("prompt_tokens", 0)),
             completion_tokens=int(data.get("completion_tokens", 0)),
+            top_logprobs=data.get("top_logprobs"),
         )
 
 

@@ -2,6 +2,8 @@
 
 Options in the URI query: `?load_in_4bit=1`, `?load_in_8bit=1` (bitsandbytes, CUDA only),
 `?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`, `?batch_size=N` (requests per batched call).
+`?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`, `?adapter=DIR` (a peft adapter, e.g. a LoRA
+fine-tune, applied on top of the base model).
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ class HFBackend(Backend):
             load_in_4bit=opts.get("load_in_4bit") in ("1", "true"),
             load_in_8bit=opts.get("load_in_8bit") in ("1", "true"),
         )
+        if opts.get("adapter"):
+            self.model = load_adapter(self.model, Path(opts["adapter"]))
+            self.name += f"?adapter={opts['adapter']}"
 
     def render(self, messages: list[dict[str, Any]]) -> str:
         for m in messages:
@@ -107,3 +112,17 @@ class HFBackend(Backend):
             texts.append(apply_stop(tok.decode(ids, skip_special_tokens=True), stop))
             logprobs.append([(tok.decode([t]), float(logsoft[row, i, t])) for i, t in enumerate(ids)])
         return Completion(texts, logprobs, prompt_len, produced)
+
+
+def load_adapter(model, adapter: Path):
+    """The base model with a peft adapter from `adapter` (a directory holding adapter_config.json)."""
+    if not (adapter / "adapter_config.json").is_file():
+        raise InputError(f"{adapter}: not a peft adapter (no adapter_config.json)")
+    require("ml", "peft")
+    from peft import PeftModel
+
+    try:
+        return PeftModel.from_pretrained(model, str(adapter)).eval()
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"{adapter}: cannot load the adapter ({first})") from None

@@ -31,6 +31,8 @@ class OpenAIBackend(Backend):
     max_retries: int = 5
     backoff: float = 1.0
     want_logprobs: bool = False
+    # `?top_logprobs=K`: ask for each position's K most likely tokens (exact option probabilities).
+    top_logprobs: int = 0
 
     def __post_init__(self) -> None:
         self.base_url = self.base_url.rstrip("/")
@@ -45,8 +47,10 @@ class OpenAIBackend(Backend):
                 "max_tokens": max_tokens}
         if stop:
             body["stop"] = stop[:4]
-        if self.want_logprobs:
+        if self.want_logprobs or self.top_logprobs:
             body["logprobs"] = True
+        if self.top_logprobs:
+            body["top_logprobs"] = self.top_logprobs
         if self.seed is not None:
             body["seed"] = self.seed
         data = self._post("/chat/completions", body)
@@ -58,9 +62,13 @@ class OpenAIBackend(Backend):
         logprobs = None
         if all(c.get("logprobs") and c["logprobs"].get("content") for c in choices):
             logprobs = [[(t["token"], float(t["logprob"])) for t in c["logprobs"]["content"]] for c in choices]
+        tops = None
+        if self.top_logprobs and all(c.get("logprobs") and c["logprobs"].get("content") for c in choices):
+            tops = [[{a["token"]: float(a["logprob"]) for a in t.get("top_logprobs") or []}
+                     for t in c["logprobs"]["content"]] for c in choices]
         usage = data.get("usage") or {}
         return Completion(texts, logprobs, int(usage.get("prompt_tokens", 0)),
-                          int(usage.get("completion_tokens", 0)))
+                          int(usage.get("completion_tokens", 0)), top_logprobs=tops)
 
     def _post(self, path: str, body: dict) -> dict:
         url = self.base_url + path
@@ -105,7 +113,7 @@ def parse_openai_uri(spec: str, **options) -> OpenAIBackend:
     if not model:
         raise InputError(f"openai:{spec}: expected openai:MODEL@URL")
     kwargs = {}
-    for key, cast in (("timeout", float), ("max_retries", int), ("backoff", float)):
+    for key, cast in (("timeout", float), ("max_retries", int), ("backoff", float), ("top_logprobs", int)):
         if key in options:
             try:
                 kwargs[key] = cast(options[key])

