@@ -1,9 +1,8 @@
 """`hf:PATH` — a local transformers causal LM, batched generation on CPU or CUDA.
 
 Options in the URI query: `?load_in_4bit=1`, `?load_in_8bit=1` (bitsandbytes, CUDA only),
-`?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`, `?batch_size=N` (requests per batched call).
-`?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`, `?adapter=DIR` (a peft adapter, e.g. a LoRA
-fine-tune, applied on top of the base model).
+`?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`, `?batch_size=N` (requests per batched call),
+`?adapter=DIR` (a peft adapter, e.g. a LoRA fine-tune, applied on top of the base model).
 """
 
 from __future__ import annotations
