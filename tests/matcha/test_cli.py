@@ -148,6 +148,15 @@ def test_shipped_table_is_recomputed_from_shipped_cells():
     cells = load_records(assets / "cells.jsonl", types=["matcha.cell"])
     assert (assets / "table.md").read_text().strip() == markdown_table(summarize(cells)).strip()
     assert markdown_table(summarize(cells)).split("\n")[2] in (assets / "README.md").read_text()
+    tuned = load_records(assets / "cells-tuned.jsonl", types=["matcha.cell"])
+    assert (assets / "table-tuned.md").read_text().strip() == markdown_table(summarize(tuned)).strip()
+    assert markdown_table(summarize(tuned)).split("\n")[2] in (assets / "README.md").read_text()
+    # the tuned cells used only the values chosen on the validation seed, never on that seed itself
+    chosen = {t: json.loads((assets / f"select-{t}.jsonl").read_text().splitlines()[-1]) for t in ("t3a", "tent")}
+    for cell in tuned:
+        want = {k: v for k, v in chosen[cell["tta"]]["chosen"].items() if k not in ("lr", "rounds")}
+        assert cell["config"]["tta_hp"] == want and cell["seed"] not in chosen[cell["tta"]]["seeds"]
+        assert cell["config"]["lr"] == chosen[cell["tta"]]["chosen"].get("lr", 1.0)
 
 
 def test_shipped_model_reproduces_its_cell():
