@@ -195,6 +195,8 @@ def adapt(
     tent_lr: Annotated[float, typer.Option("--tent-lr")] = 0.1,
     tent_steps: Annotated[int, typer.Option("--tent-steps", min=0)] = 10,
     t3a_filter_k: Annotated[int, typer.Option("--t3a-filter-k", help="Supports per class (-1: all).")] = 2000,
+    t3a_temperature: Annotated[float, typer.Option("--t3a-temperature", help="T3A logits / T (1: as "
+                                                                             "published).")] = 1.0,
     adanpc_k: Annotated[int, typer.Option("--adanpc-k", min=1)] = 10,
     adanpc_tau: Annotated[float, typer.Option("--adanpc-tau")] = 0.001,
     seed: SeedOpt = None,
@@ -237,8 +239,8 @@ def adapt(
     if oracle and g.y is None:
         raise InputError(f"--oracle: {graph} has no labels (key 'y')")
     res = matcha_adapt(net, g, tta, matcha=matcha, rounds=rounds, lr=lr, stop=stop, memory=memory, device=dev,
-                       tent_lr=tent_lr, tent_steps=tent_steps, t3a_filter_k=t3a_filter_k, adanpc_k=adanpc_k,
-                       adanpc_tau=adanpc_tau)
+                       tent_lr=tent_lr, tent_steps=tent_steps, t3a_filter_k=t3a_filter_k,
+                       t3a_temperature=t3a_temperature, adanpc_k=adanpc_k, adanpc_tau=adanpc_tau)
     extra = {"model": model, "graph": str(graph), "stop": stop}
     if oracle:
         o_gamma, o_acc = oracle_gamma(net, g, device=dev)
@@ -269,6 +271,12 @@ def bench(
                                                                       "(the paper's way).")] = False,
     save_models: Annotated[Path | None, typer.Option("--save-models", help="Keep each source model in "
                                                                            "DIR/SHIFT-seedS.")] = None,
+    models: Annotated[Path | None, typer.Option("--models", help="Reuse the source models saved in "
+                                                                 "DIR/SHIFT-seedS (train the missing).")] = None,
+    tent_lr: Annotated[float | None, typer.Option("--tent-lr", help="Default 0.1 (the paper's).")] = None,
+    tent_steps: Annotated[int | None, typer.Option("--tent-steps", min=0, help="Default 10.")] = None,
+    t3a_filter_k: Annotated[int | None, typer.Option("--t3a-filter-k", help="Default 2000.")] = None,
+    t3a_temperature: Annotated[float | None, typer.Option("--t3a-temperature", help="Default 1.")] = None,
     out: OutOpt = None,
     resume: ResumeOpt = False,
     workers: WorkersOpt = 1,
@@ -284,7 +292,9 @@ def bench(
     from toolkit.matcha.bench import BenchConfig, parse_seeds, parse_settings, parse_ttas, plan_jobs, run_job
     from toolkit.matcha.report import previous_cells
 
-    cfg = BenchConfig(nodes, features, mu, rounds, lr, epochs, fixed_graphs)
+    hp = {k: v for k, v in dict(tent_lr=tent_lr, tent_steps=tent_steps, t3a_filter_k=t3a_filter_k,
+                                t3a_temperature=t3a_temperature).items() if v is not None}
+    cfg = BenchConfig(nodes, features, mu, rounds, lr, epochs, fixed_graphs, hp)
     names, seed_list, ttas = parse_settings(settings), parse_seeds(seeds), parse_ttas(tta)
     if resume and out is None:
         raise InputError("--resume needs --out FILE (the cells written so far)")
@@ -293,6 +303,7 @@ def bench(
     for job in jobs:
         job.threads = 1 if workers > 1 or ray else 0
         job.save_dir = str(save_models) if save_models else None
+        job.models_dir = str(models) if models else None
     with open_writer(out, resume) as w:
         for cells in iter_jobs(run_job, jobs, workers=workers, ray_address=ray, description="matcha bench"):
             w.write_all(cells)
@@ -325,3 +336,36 @@ def report(
         plot_gammas(rows, png)
     with open_writer(None) as w:
         w.write(table)
+
+
+@app.command("select")
+def select_cmd(
+    models: Annotated[Path, typer.Option("--models", help="Saved source models DIR/SHIFT-seedS (bench "
+                                                          "--save-models).")],
+    tta: Annotated[str, typer.Option("--tta", help="Base TTA whose hyperparameters are chosen.")],
+    grid: Annotated[list[str], typer.Option("--grid", help="Candidates 'k=v1,v2 k2=v3' (product; repeatable); keys: "
+                                                           "lr, rounds (Matcha), tent_lr, tent_steps, t3a_filter_k, "
+                                                           "t3a_temperature, adanpc_k, adanpc_tau.")],
+    settings: Annotated[str, typer.Option("--settings", help="Validation settings.")] = "homo2hetero,hetero2homo",
+    seeds: Annotated[str, typer.Option("--seeds", help="Validation seeds (not the ones you report).")] = "0",
+    nodes: Annotated[int, typer.Option("--nodes", "-n")] = 5000,
+    features: Annotated[int, typer.Option("--features", "-p")] = 2000,
+    mu: Annotated[float, typer.Option("--mu")] = 0.03,
+    out: OutOpt = None,
+):
+    """Choose base-TTA hyperparameters on validation pairs: one matcha.selection per candidate, then the choice.
+
+    Example: reason matcha select --models m --tta t3a --seeds 0 --grid 't3a_temperature=1,0.1' | tail -1 | jq .chosen
+    """
+    _require()
+    from toolkit.core.errors import InputError
+    from toolkit.matcha.bench import parse_seeds, parse_settings, parse_ttas
+    from toolkit.matcha.select import parse_grid, select
+
+    names, seed_list, ttas = parse_settings(settings), parse_seeds(seeds), parse_ttas(tta)
+    if len(ttas) != 1:
+        raise InputError(f"--tta {tta!r}: give exactly one base TTA")
+    candidates = parse_grid(grid)
+    with open_writer(out) as w:
+        for rec in select(models, names, seed_list, ttas[0], candidates, nodes, features, mu):
+            w.write(rec)

@@ -15,3 +15,11 @@ for s in homo2hetero hetero2homo high2low low2high; do
     cp "$MODELS/$s-seed0"/{config.json,model.safetensors,memory.safetensors,training_log.json} "$A/models/$s/"
   fi
 done
+# T3A's temperature and Tent's step sizes chosen on the seed-0 homophily-shift pairs (validation) ...
+reason matcha select --models "$MODELS" --tta t3a --seeds 0 \
+  --grid 't3a_temperature=1,0.5,0.3,0.1,0.03 t3a_filter_k=2000' --grid 't3a_temperature=1,0.3,0.1 t3a_filter_k=100' \
+  -o "$A/select-t3a.jsonl"
+reason matcha select --models "$MODELS" --tta tent --seeds 0 \
+  --grid 'tent_lr=0.1 tent_steps=10 lr=1,0.5' --grid 'tent_lr=1,10 tent_steps=1 lr=1,0.5' -o "$A/select-tent.jsonl"
+# ... and measured on seeds 1-4 with the same source models (cells-tuned.jsonl, table-tuned.md)
+bash "$A/tuned.sh" "$MODELS"

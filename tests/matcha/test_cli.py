@@ -101,6 +101,45 @@ def test_bench_resume_runs_only_missing_cells_and_report(tmp_path):
     assert table["rows"][0]["seeds"] == [0, 1] and (tmp_path / "g.png").stat().st_size > 1000
 
 
+def test_bench_reuses_saved_models_with_other_tta_hyperparameters(tmp_path):
+    common = ["matcha", "bench", "--settings", "high2low", "--tta", "t3a", "--nodes", "300", "--features", "30",
+              "--epochs", "20", "--rounds", "3", "--seeds", "0"]
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert run_reason(*common, "--save-models", str(tmp_path / "m"), "-o", str(first)).returncode == 0
+    weights = (tmp_path / "m" / "high2low-seed0" / "model.safetensors").read_bytes()
+    r = run_reason(*common, "--models", str(tmp_path / "m"), "--t3a-temperature", "0.1", "-o", str(second))
+    assert r.returncode == 0, r.stderr
+    a, b = records(first.read_text()), records(second.read_text())
+    assert "tta_hp" not in a[0]["config"] and b[0]["config"]["tta_hp"] == {"t3a_temperature": 0.1}
+    assert [c["source_accuracy"] for c in a] == [c["source_accuracy"] for c in b]  # the same source model
+    assert a[0]["accuracy"] == b[0]["accuracy"]  # a temperature changes no T3A prediction
+    assert (tmp_path / "m" / "high2low-seed0" / "model.safetensors").read_bytes() == weights
+    r = run_reason(*common, "--models", str(tmp_path / "m"), "--resume", "-o", str(second))
+    assert r.returncode == 2 and "other settings" in r.stderr
+
+
+def test_select_scores_every_candidate_and_picks_the_best(tmp_path):
+    models = tmp_path / "m"
+    run_reason("matcha", "bench", "--settings", "homo2hetero", "--tta", "erm", "--nodes", "300", "--features", "30",
+               "--mu", "0.2", "--epochs", "20", "--rounds", "1", "--seeds", "5", "--save-models", str(models))
+    small = ["--nodes", "300", "--features", "30", "--mu", "0.2"]
+    r = run_reason("matcha", "select", "--models", str(models), "--tta", "t3a", "--seeds", "5", *small, "--settings",
+                   "homo2hetero", "--grid", "t3a_temperature=1,0.1 rounds=3", "--grid", "t3a_filter_k=5 rounds=3")
+    assert r.returncode == 0, r.stderr
+    *scored, choice = records(r.stdout)
+    assert [c["candidate"] for c in scored] == [{"t3a_temperature": 1.0, "rounds": 3},
+                                                {"t3a_temperature": 0.1, "rounds": 3},
+                                                {"t3a_filter_k": 5, "rounds": 3}]
+    best = max(scored, key=lambda c: c["mean_matcha"])
+    assert choice["chosen"] == best["candidate"] and choice["mean_matcha"] == best["mean_matcha"]
+    r = run_reason("matcha", "select", "--models", str(models), "--tta", "t3a", "--seeds", "6", "--grid", "lr=1")
+    assert r.returncode == 2 and "no saved source model" in r.stderr
+    r = run_reason("matcha", "select", "--models", str(models), "--tta", "t3a", "--seeds", "5", "--grid", "foo=1")
+    assert r.returncode == 2 and "unknown hyperparameter" in r.stderr
+    r = run_reason("matcha", "select", "--models", str(models), "--tta", "t3a", "--seeds", "5", "--grid", "lr=1")
+    assert r.returncode == 2 and "model expects 30 features, --features is 2000" in r.stderr
+
+
 def test_shipped_table_is_recomputed_from_shipped_cells():
     from toolkit.core.records import load_records
     from toolkit.matcha.report import markdown_table, summarize
@@ -109,6 +148,15 @@ def test_shipped_table_is_recomputed_from_shipped_cells():
     cells = load_records(assets / "cells.jsonl", types=["matcha.cell"])
     assert (assets / "table.md").read_text().strip() == markdown_table(summarize(cells)).strip()
     assert markdown_table(summarize(cells)).split("\n")[2] in (assets / "README.md").read_text()
+    tuned = load_records(assets / "cells-tuned.jsonl", types=["matcha.cell"])
+    assert (assets / "table-tuned.md").read_text().strip() == markdown_table(summarize(tuned)).strip()
+    assert markdown_table(summarize(tuned)).split("\n")[2] in (assets / "README.md").read_text()
+    # the tuned cells used only the values chosen on the validation seed, never on that seed itself
+    chosen = {t: json.loads((assets / f"select-{t}.jsonl").read_text().splitlines()[-1]) for t in ("t3a", "tent")}
+    for cell in tuned:
+        want = {k: v for k, v in chosen[cell["tta"]]["chosen"].items() if k not in ("lr", "rounds")}
+        assert cell["config"]["tta_hp"] == want and cell["seed"] not in chosen[cell["tta"]]["seeds"]
+        assert cell["config"]["lr"] == chosen[cell["tta"]]["chosen"].get("lr", 1.0)
 
 
 def test_shipped_model_reproduces_its_cell():

@@ -80,6 +80,8 @@ def test_t3a_matches_hand_computation():
     w = np.stack([s[lab[keep] == c].sum(0) for c in range(2)], axis=1)
     w = w / np.linalg.norm(w, axis=0, keepdims=True)
     assert np.allclose(t3a(z, clf, filter_k=3).numpy(), z.numpy() @ w, atol=1e-5)
+    # the temperature divides the logits: same predictions, sharper pseudo-labels
+    assert np.allclose(t3a(z, clf, filter_k=3, temperature=0.25).numpy(), 4 * z.numpy() @ w, atol=1e-5)
 
 
 def test_adanpc_matches_hand_computation():

@@ -8,6 +8,7 @@ with the source γ, exactly what a run without Matcha computes.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -38,9 +39,13 @@ class BenchConfig:
     lr: float = 1.0
     epochs: int = 500
     fixed_graphs: bool = False
+    tta_hp: dict = field(default_factory=dict)  # base-TTA hyperparameters other than the paper's (tta.DEFAULTS)
 
     def key(self) -> dict:
-        return asdict(self)
+        key = asdict(self)
+        if not key["tta_hp"]:  # cells made with the paper's hyperparameters carry no tta_hp
+            del key["tta_hp"]
+        return key
 
 
 def parse_settings(text: str) -> list[str]:
@@ -97,6 +102,24 @@ class Job:
     missing: list[tuple] = field(default_factory=list)  # (setting, tta, matcha) still to write
     threads: int = 1                 # torch threads per job (0: leave torch's default)
     save_dir: str | None = None      # keep the source model in SAVE_DIR/SHIFT-seedS
+    models_dir: str | None = None    # reuse the source model saved in MODELS_DIR/SHIFT-seedS instead of training
+
+
+def source_model(job: Job, source: Graph):
+    """(model, training info, AdaNPC memory) of a job: loaded from --models when saved there, else trained."""
+    from pathlib import Path
+
+    from toolkit.matcha.gprgnn import CONFIG, load_model, save_model, source_memory, train_gprgnn
+
+    saved = Path(job.models_dir) / f"{job.shift}-seed{job.seed}" if job.models_dir else None
+    if saved is not None and (saved / "config.json").exists():
+        model, memory = load_model(str(saved))
+        return model, json.loads((saved / CONFIG).read_text())["train"], memory
+    model, info = train_gprgnn(source, epochs=job.config.epochs, seed=job.seed)
+    memory = source_memory(model, source)
+    if job.save_dir:
+        save_model(model, Path(job.save_dir) / f"{job.shift}-seed{job.seed}", info, memory)
+    return model, info, memory
 
 
 def cell_key(cell: dict) -> tuple:
@@ -120,7 +143,6 @@ def run_job(job: Job) -> list[dict]:
     import torch
 
     from toolkit.matcha.adapt import matcha_adapt, oracle_gamma
-    from toolkit.matcha.gprgnn import source_memory, train_gprgnn
 
     if job.threads:
         torch.set_num_threads(job.threads)
@@ -128,14 +150,7 @@ def run_job(job: Job) -> list[dict]:
     start = time.perf_counter()
     settings = sorted({s for s, _, _ in job.missing}, key=job.settings.index)
     source, _ = make_pair(job.shift, job.seed, cfg.nodes, cfg.features, cfg.mu, cfg.fixed_graphs)
-    model, info = train_gprgnn(source, epochs=cfg.epochs, seed=job.seed)
-    memory = source_memory(model, source)
-    if job.save_dir:
-        from pathlib import Path
-
-        from toolkit.matcha.gprgnn import save_model
-
-        save_model(model, Path(job.save_dir) / f"{job.shift}-seed{job.seed}", info, memory)
+    model, info, memory = source_model(job, source)
     train_s = time.perf_counter() - start
     cells = []
     for setting in settings:
@@ -146,7 +161,7 @@ def run_job(job: Job) -> list[dict]:
             want = [m for m in (False, True) if (setting, tta, m) in job.missing]
             if not want:
                 continue
-            res = matcha_adapt(model, target, tta, rounds=cfg.rounds, lr=cfg.lr, memory=memory)
+            res = matcha_adapt(model, target, tta, rounds=cfg.rounds, lr=cfg.lr, memory=memory, **cfg.tta_hp)
             accs = [row["accuracy"] for row in res.trace]
             pics = [row["pic"] for row in res.trace]
             pic_round = min(range(len(pics)), key=pics.__getitem__)

@@ -12,7 +12,8 @@ import torch.nn.functional as F
 from toolkit.matcha.optim import sgd_step
 
 TTAS = ("erm", "tent", "t3a", "adanpc")
-DEFAULTS = {"tent_lr": 0.1, "tent_steps": 10, "t3a_filter_k": 2000, "adanpc_k": 10, "adanpc_tau": 0.001}
+DEFAULTS = {"tent_lr": 0.1, "tent_steps": 10, "t3a_filter_k": 2000, "t3a_temperature": 1.0,
+            "adanpc_k": 10, "adanpc_tau": 0.001}
 
 
 def entropy(logits: torch.Tensor) -> torch.Tensor:
@@ -37,9 +38,12 @@ def tent(view, lr: float = 0.1, steps: int = 10) -> torch.Tensor:
         return forward()
 
 
-def t3a(z: torch.Tensor, classifier: torch.nn.Module, filter_k: int = 2000) -> torch.Tensor:
+def t3a(z: torch.Tensor, classifier: torch.nn.Module, filter_k: int = 2000, temperature: float = 1.0) -> torch.Tensor:
     """Supports = classifier rows + target features, pseudo-labelled and filtered to the filter_k lowest-entropy
-    per class; logits = z · (normalised class sums of L2-normalised supports)."""
+    per class; logits = z · (normalised class sums of L2-normalised supports) / temperature.
+
+    The temperature (1: T3A as published) changes no prediction, only how soft the probabilities are that Matcha
+    takes as pseudo-labels: unit-norm prototypes of classes that share a common mean direction give flat logits."""
     with torch.no_grad():
         weight = classifier.weight
         classes = weight.shape[0]
@@ -54,7 +58,7 @@ def t3a(z: torch.Tensor, classifier: torch.nn.Module, filter_k: int = 2000) -> t
         keep = torch.cat(keep)
         s = F.normalize(supports[keep], dim=1)
         onehot = F.one_hot(labels[keep], classes).to(s.dtype)
-        return z @ F.normalize(s.T @ onehot, dim=0)
+        return z @ F.normalize(s.T @ onehot, dim=0) / temperature
 
 
 def adanpc(z: torch.Tensor, mem_z: torch.Tensor, mem_y: torch.Tensor, classes: int, k: int = 10,
@@ -83,7 +87,7 @@ def run_tta(name: str, view, memory: dict | None = None, **hp) -> torch.Tensor:
     with torch.no_grad():
         z = view.features()
     if name == "t3a":
-        return t3a(z, view.classifier, hp["t3a_filter_k"])
+        return t3a(z, view.classifier, hp["t3a_filter_k"], hp["t3a_temperature"])
     if name == "adanpc":
         return adanpc(z, memory["z"], memory["y"], view.classes, hp["adanpc_k"], hp["adanpc_tau"])
     raise ValueError(name)
