@@ -90,6 +90,8 @@ def verify(
         for item in _items(items, skip_bad, bad):
             verdict = verify_item(item, samples, seed_or_global(seed))
             counts[verdict["status"]] = counts.get(verdict["status"], 0) + 1
+            if verdict.get("sup_flag"):
+                counts["sup_flag"] = counts.get("sup_flag", 0) + 1
             writer.write(make_record("geomrel.verdict", **verdict))
     console.info("verdicts: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     report_bad(bad)

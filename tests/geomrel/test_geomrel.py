@@ -129,3 +129,16 @@ def test_every_phrasing_parses_to_its_step():
             steps, unparsed = grammar.read(text)
             assert not unparsed and len(steps) == 1, (op, text)
             assert sorted(steps[0]["pts"]) == sorted(pts), (op, text, steps)
+
+
+def test_supplementary_label_flagged_unless_linear_pair():
+    opts = ["Equal", "Complementary", "Supplementary", "None of the above", "Cannot be inferred"]
+    ask = "What is the relationship between the measures of ∠{} and ∠{}?\nAnswer choices: A. Equal " \
+          "B. Complementary C. Supplementary D. None of the above E. Cannot be inferred"
+    pair = verify_item({"question": "ABC is a triangle. D lies on the extension of BC beyond C. " +
+                        ask.format("ACB", "ACD"), "answer": "C", "options": opts})
+    assert pair["status"] == "agree" and pair["linear_pair"] is True and "sup_flag" not in pair
+    sums = verify_item({"question": "ABCD is a parallelogram. " + ask.format("DAB", "ABC"), "answer": "C",
+                        "options": opts})
+    assert sums["status"] == "agree" and sums["linear_pair"] is False
+    assert sums["sup_flag"] == "sums to 180° but is not a linear pair"

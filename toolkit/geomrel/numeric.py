@@ -177,6 +177,31 @@ def predicate_values(q, P):
     return {"equal": t1 - t2, "supplementary": t1 + t2 - np.pi, "complementary": t1 + t2 - np.pi / 2}
 
 
+def linear_pair(q, realized) -> bool:
+    """Do the two asked angles form a linear pair (shared vertex and arm, other arms opposite) in every realization?
+
+    A linear pair sums to 180°, but angles that sum to 180° (a parallelogram's consecutive angles) need not be one.
+    """
+    def unit(v):
+        n = np.linalg.norm(v)
+        return v / n if n > 1e-9 else None
+
+    def one(P):
+        (x, y, z), (u, v, w) = ([P[n] for n in e] for e in (q["a"], q["b"]))
+        if np.linalg.norm(y - v) > 1e-6:
+            return False
+        arms1, arms2 = [unit(x - y), unit(z - y)], [unit(u - v), unit(w - v)]
+        if any(a is None for a in arms1 + arms2):
+            return False
+        for i in (0, 1):
+            for j in (0, 1):
+                if arms1[i] @ arms2[j] > 1 - 1e-6 and arms1[1 - i] @ arms2[1 - j] < -1 + 1e-6:
+                    return True
+        return False
+
+    return bool(realized) and all(one(P) for P in realized)
+
+
 def _angle(a, b, c):
     u, v = a - b, c - b
     return np.arctan2(abs(u[0] * v[1] - u[1] * v[0]), u @ v)

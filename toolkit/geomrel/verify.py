@@ -47,7 +47,11 @@ def derive_from_text(question: str, samples: int = 32, seed: int = 0) -> dict:
         return {**out, "status": "inconsistent", "reason": str(exc)}
     # a witness: one realization of the text (float coordinates), so a disagreement can be checked by hand
     witness = {name: [round(float(v), 6) for v in xy] for name, xy in sorted(numeric.points(steps, thetas[0]).items())}
-    return {**out, "status": "derived", "derived": numeric.decide(steps, q, thetas), "witness": witness}
+    derived = numeric.decide(steps, q, thetas)
+    found = {**out, "status": "derived", "derived": derived, "witness": witness}
+    if q["domain"] == "angle":  # the anchor's SUP code means a linear pair, not any two angles summing to 180°
+        found["linear_pair"] = numeric.linear_pair(q, [numeric.points(steps, th) for th in thetas])
+    return found
 
 
 def verify_item(item: dict, samples: int = 32, seed: int = 0) -> dict:
@@ -67,5 +71,11 @@ def verify_item(item: dict, samples: int = 32, seed: int = 0) -> dict:
         text = dsl.option_text(domain, found["derived"])
         derived_letter = "ABCDE"[options.index(text)] if text in options else None
     status = "agree" if found["derived"] == gold else "disagree"
-    return {**verdict, "status": status, "derived_letter": derived_letter, "reason": None,
-            "witness": found["witness"] if status == "disagree" else None}
+    verdict = {**verdict, "status": status, "derived_letter": derived_letter, "reason": None,
+               "witness": found["witness"] if status == "disagree" else None}
+    if "linear_pair" in found:
+        verdict["linear_pair"] = found["linear_pair"]
+        # SUP read as "linear pair": angles that sum to 180° without forming one are flagged
+        if found["derived"] == "supplementary" and not found["linear_pair"]:
+            verdict["sup_flag"] = "sums to 180° but is not a linear pair"
+    return verdict
