@@ -157,11 +157,20 @@ def training_rows(items: list[dict], trees: dict[str, dict], seed: int, all_turn
 
 
 def encode(vlm, messages: list[dict], reply: str) -> dict[str, Any]:
+    """Token and image tensors of a conversation and its reply; the loss covers the reply only. One
+    processor pass: with a word-level tokenizer the reply's tokens are exactly the sequence's tail."""
     from toolkit.cogcom.local import prompt_and_images
-    from toolkit.core.vlm_train import encode_example
 
+    tok = vlm.tokenizer
     prompt, images = prompt_and_images(vlm.processor, messages)
-    return encode_example(vlm, images, prompt, reply)
+    answer = f" {reply}{tok.eos_token}"
+    full = vlm.processor(images=images, text=[prompt + answer], return_tensors="pt")
+    n_answer = len(tok(answer, add_special_tokens=False)["input_ids"])
+    item = {k: v[0] if k in ("input_ids", "attention_mask") else v for k, v in full.items()}
+    labels = item["input_ids"].clone()
+    labels[:-n_answer] = -100
+    item["labels"] = labels
+    return item
 
 
 def train_model(items: list[dict], trees: dict[str, dict], model: str, out: str, *, minutes: float,
