@@ -27,13 +27,11 @@ CKPT = "checkpoint"
 
 
 def encode_example(vlm: VLM, image, prompt: str, answer: str | None) -> dict[str, Any]:
-    """Processor tensors for one (image, prompt, answer) with labels masking everything but the answer.
-    `image` may be a list: one image per image slot of a multi-image prompt."""
+    """Processor tensors for one (image, prompt, answer) with labels masking everything but the answer."""
     tok = vlm.tokenizer
-    images = image if isinstance(image, list) else [image]
     text = f"{prompt} {answer}{tok.eos_token or ''}" if answer is not None else prompt
-    full = vlm.processor(images=images, text=[text], return_tensors="pt")
-    n_prompt = vlm.processor(images=images, text=[prompt], return_tensors="pt")["input_ids"].shape[1]
+    full = vlm.processor(images=[image], text=[text], return_tensors="pt")
+    n_prompt = vlm.processor(images=[image], text=[prompt], return_tensors="pt")["input_ids"].shape[1]
     item = {k: v[0] if k in ("input_ids", "attention_mask") else v for k, v in full.items()}
     labels = item["input_ids"].clone()
     labels[:n_prompt] = -100
