@@ -297,3 +297,70 @@ def evaluate(
     console.info(f"{metric} {result['score']:.3f} on {result['n']} answers "
                  + " ".join(f"{k} {v['score']:.3f}" for k, v in result["by_kind"].items()))
     report_bad(bad)
+
+
+ItemsOpt = Annotated[str, typer.Option("--items", help="cogcom.item JSONL (or -).")]
+
+
+@app.command()
+def tiny(
+    items: ItemsOpt,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the model, processor and tokenizer.")],
+    image_size: Annotated[int, typer.Option(help="Input side (px) of the vision tower.")] = 96,
+    patch_size: Annotated[int, typer.Option(help="ViT patch size (px).")] = 12,
+    vision_hidden: Annotated[int, typer.Option(help="Vision width.")] = 96,
+    vision_layers: Annotated[int, typer.Option(help="Vision layers.")] = 3,
+    text_hidden: Annotated[int, typer.Option(help="Language-model width.")] = 128,
+    text_layers: Annotated[int, typer.Option(help="Language-model layers.")] = 2,
+    seed: SeedOpt = None,
+):
+    """Build the untrained tiny LLaVA that `train` teaches to crop (box coordinates as 100 word tokens each).
+
+    Example: reason cogcom tiny --items train/items.jsonl --out models/cogcom-tiny
+    """
+    from dataclasses import replace
+
+    from toolkit.cogcom.items import read_items
+    from toolkit.cogcom.tiny import TINY_SPEC, build
+    from toolkit.core.extras import require
+    from toolkit.core.records import dumps
+
+    require("ml")
+    texts = [t for it in read_items(items) for t in (it["question"], str(it["answer"]))]
+    spec = replace(TINY_SPEC, image_size=image_size, patch_size=patch_size, vision_hidden=vision_hidden,
+                   vision_layers=vision_layers, text_hidden=text_hidden, text_layers=text_layers)
+    summary = build(out, texts, seed=seed_or_global(seed), spec=spec)
+    print(dumps(make_record("cogcom.model", **summary)))
+
+
+@app.command()
+def train(
+    items: ItemsOpt,
+    trees: Annotated[Path, typer.Option("--trees", help="trees.jsonl of `reason cogcom synth` on the items.")],
+    model: Annotated[Path, typer.Option("--model", help="Model directory to train (from `reason cogcom tiny`).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the trained model and checkpoints.")],
+    minutes: Annotated[float, typer.Option(help="Wall-clock cap; the schedule is fitted to it.")] = 20.0,
+    epochs: Annotated[float, typer.Option(help="Passes over the training turns (if the cap allows).")] = 4.0,
+    lr: Annotated[float, typer.Option(help="Peak learning rate.")] = 1e-3,
+    batch_size: Annotated[int, typer.Option(help="Turns per step.")] = 16,
+    seed: SeedOpt = None, resume: ResumeOpt = False,
+):
+    """Teach a tiny model the synthesized read chains as the runtime plays them (coarse crop, fine crop, OCR,
+    answer); logs the crop IoU of 20 validation chains every 100 steps.
+
+    Example: reason cogcom train --items train/items.jsonl --trees train/syn/trees.jsonl --model models/cogcom-tiny
+    --out models/cogcom --minutes 20
+    """
+    from toolkit.cogcom.items import read_items
+    from toolkit.cogcom.tiny import train_model
+    from toolkit.core.extras import require
+    from toolkit.core.records import RecordWriter
+
+    require("ml")
+    _vision()
+    item_list = list(read_items(items))
+    tree_map = {t["id"]: t for t in read_records(trees, types=["cogcom.tree"], required=("id", "nodes"))}
+    writer = RecordWriter(None)
+    summary = train_model(item_list, tree_map, str(model), str(out), minutes=minutes, epochs=epochs, lr=lr,
+                          batch_size=batch_size, seed=seed_or_global(seed), resume=resume, writer=writer)
+    writer.write(make_record("cogcom.train", **summary))

@@ -33,7 +33,9 @@ def first(text: str) -> dict:
 
 
 def main() -> None:
-    figures: dict = {"per_kind": PER_KIND, "budget": 448, "fonts": "heldout"}
+    from toolkit.cogcom.ocr import engine_name
+
+    figures: dict = {"per_kind": PER_KIND, "budget": 448, "fonts": "heldout", "ocr_engine": engine_name()}
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         for i, kind in enumerate(("read", "count", "compute")):

@@ -162,3 +162,34 @@ def test_solve_resume_skips_answered_items(reason, scenes, tmp_path):
     assert res.returncode == 0, res.stderr
     chains = _records(out.read_text())
     assert len(asked) == 5 and [c["answer"] for c in chains] == ["A1", "A2", "A3", "A4", "A5"]
+
+
+def test_tiny_train_solve_with_the_model(reason, scenes, tmp_path, capsys, monkeypatch):
+    """tiny -> synth -> train -> solve --model -> eval: the trained folder loads as any user's model and
+    its chain's last crop is scored by IoU (in this process: the model commands share one torch import)."""
+    if shutil.which("tesseract") is None:
+        pytest.skip("tesseract is not installed")
+
+    def run(*args: str) -> list[dict]:
+        code, out, err = _in_process(["cogcom", *args], capsys, monkeypatch)
+        assert code == 0, err
+        return _records(out)
+
+    reads = [line for line in (scenes / "items.jsonl").read_text().splitlines() if '"kind": "read"' in line]
+    (scenes / "read.jsonl").write_text("\n".join(reads) + "\n")
+    items = str(scenes / "read.jsonl")
+    built = run("tiny", "--items", items, "--out", str(tmp_path / "tiny"), "--image-size", "32", "--patch-size",
+                "16", "--vision-hidden", "16", "--vision-layers", "1", "--text-hidden", "32", "--text-layers", "1")
+    assert built[0]["image_tokens"] == 4
+    run("synth", "--items", items, "--llm", "py:toolkit.cogcom.planner:plan", "--out", str(tmp_path / "syn"))
+    summary = run("train", "--items", items, "--trees", str(tmp_path / "syn" / "trees.jsonl"), "--model",
+                  str(tmp_path / "tiny"), "--out", str(tmp_path / "model"), "--epochs", "1", "--batch-size", "4")[-1]
+    # 2 read items: each taught as it should go (2 or 4 replies) and once with the coarse crop shifted (1)
+    assert summary["type"] == "cogcom.train" and summary["train_conversations"] == 4
+    assert summary["train_examples"] in range(6, 11) and (tmp_path / "model" / "model.safetensors").is_file()
+    solved = run("solve", "--items", items, "--policy", "vlm", "--model", str(tmp_path / "model"), "--limit", "1",
+                 "--max-turns", "1", "--out", str(tmp_path / "chains.jsonl"))
+    chain = _records((tmp_path / "chains.jsonl").read_text())[0]
+    assert not solved and chain["policy"] == "vlm" and sum(t["role"] == "assistant" for t in chain["turns"]) == 1
+    score = run("eval", "--pred", str(tmp_path / "chains.jsonl"), "--gold", items)[0]
+    assert score["crop_iou"]["read"]["n"] == 1 and 0.0 <= score["crop_iou"]["read"]["mean"] <= 1.0

@@ -28,3 +28,17 @@ def red_sign_scenes(tmp_path_factory):
             found.append((item, image))
         seed += 1
     return found
+
+
+@pytest.fixture(scope="session")
+def tiny_cogcom_model(tmp_path_factory):
+    """An untrained tiny cogcom model built from config (small: tokenizer and loading tests)."""
+    from dataclasses import replace
+
+    from toolkit.cogcom.tiny import TINY_SPEC, build
+
+    out = tmp_path_factory.mktemp("cogcom-tiny") / "model"
+    spec = replace(TINY_SPEC, image_size=32, patch_size=16, vision_hidden=16, vision_layers=1, vision_heads=2,
+                   text_hidden=32, text_layers=1, text_heads=2)
+    build(out, ["What does the red sign say?"], seed=0, spec=spec)
+    return out

@@ -68,7 +68,7 @@ def test_variable_before_assignment_and_wrong_kinds():
 
 def test_local_prompt_has_one_image_slot_per_turn_image():
     from toolkit.cogcom.images import image_part
-    from toolkit.cogcom.local import build_prompt
+    from toolkit.cogcom.local import prompt_and_images
 
     class NoTemplate:
         chat_template = None
@@ -77,7 +77,7 @@ def test_local_prompt_has_one_image_slot_per_turn_image():
     messages = [{"role": "user", "content": [image_part(im), {"type": "text", "text": "Question: q"}]},
                 {"role": "assistant", "content": "CROP_AND_ZOOMIN([[0,0,500,500]], 2)"},
                 {"role": "user", "content": [image_part(im), {"type": "text", "text": "Based on this new image"}]}]
-    prompt, images = build_prompt(NoTemplate(), messages)
+    prompt, images = prompt_and_images(NoTemplate(), messages)
     assert len(images) == 2 and prompt.count("<image>") == 2
     assert prompt == ("USER: <image>\nQuestion: q ASSISTANT: CROP_AND_ZOOMIN([[0,0,500,500]], 2) "
                       "USER: <image>\nBased on this new image ASSISTANT:")

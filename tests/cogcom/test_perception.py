@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from toolkit.cogcom.boxes import iou
 from toolkit.cogcom.ground import ground
 from toolkit.cogcom.manip import crop_and_zoomin
@@ -39,3 +41,18 @@ def test_shapes_counted_in_the_zoomed_tray_not_in_the_shrunk_scene(tmp_path):
         hits_zoomed += len(ground(crop_and_zoomin(image, tray, x), f"{color} {shape}", 448)) == int(item["answer"])
         hits_whole += len(ground(image, f"{color} {shape}", 448)) == int(item["answer"])
     assert hits_zoomed == 6 and hits_whole <= 4
+
+
+def test_in_process_tesseract_reads_as_the_program_does(red_sign_scenes, monkeypatch):
+    """tesserocr (one engine per page mode, in this process) and the pytesseract fallback give the same text."""
+    need_tesseract()
+    from toolkit.cogcom import ocr as ocr_module
+
+    if ocr_module.engine_name() != "tesserocr":
+        pytest.skip("tesserocr is not installed (the pytesseract path is the one tested above)")
+    crops = [crop_and_zoomin(image, item["boxes"][0], 2) for item, image in red_sign_scenes]
+    in_process = [ocr_module.ocr(c, 448, "crop") for c in crops]
+    monkeypatch.setattr(ocr_module, "_engine", lambda psm: None)
+    assert ocr_module.engine_name() == "pytesseract"
+    assert [ocr_module.ocr(c, 448, "crop") for c in crops] == in_process
+    assert all(in_process)

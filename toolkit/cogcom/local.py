@@ -2,13 +2,16 @@
 
 Every user turn may carry images (the scene, then each CROP_AND_ZOOMIN result). With a chat template the
 turns go through it with one image slot per image; without one, LLaVA-1.5 prompts are built with `<image>`
-per image ("USER: <image>\\n... ASSISTANT: ..."). Decoding is greedy.
+per image ("USER: <image>\\n... ASSISTANT: ..."). Decoding is greedy. A word-level model's reply has its call
+text closed up again: "CROP_AND_ZOOMIN ([ [ 120, 340 ] ], 2)-> img_1" -> "CROP_AND_ZOOMIN([[120,340]], 2)->img_1",
+"` txt_1 `" -> "`txt_1`".
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,12 +30,14 @@ def _split(content) -> tuple[list, str]:
         if part.get("type") == "image_url":
             raw = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
             images.append(Image.open(io.BytesIO(raw)).convert("RGB"))
+        elif part.get("type") == "image":  # a PIL image (training conversations)
+            images.append(part["image"])
         elif part.get("type") == "text":
             texts.append(part["text"])
     return images, "\n".join(texts)
 
 
-def build_prompt(processor, messages: list[dict]) -> tuple[str, list]:
+def prompt_and_images(processor, messages: list[dict]) -> tuple[str, list]:
     """The prompt text and the images in order, one image slot per image in every turn."""
     turns = [(m["role"], *_split(m["content"])) for m in messages]
     images = [im for _, ims, _ in turns for im in ims]
@@ -64,7 +69,7 @@ class LocalVLMBackend(Backend):
     def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:
         import torch
 
-        prompt, images = build_prompt(self.vlm.processor, messages)
+        prompt, images = prompt_and_images(self.vlm.processor, messages)
         tok = self.vlm.tokenizer
         batch = self.vlm.processor(images=[self.vlm.prepare(im) for im in images] or None, text=[prompt],
                                    return_tensors="pt")
@@ -73,4 +78,14 @@ class LocalVLMBackend(Backend):
             out = self.vlm.model.generate(**batch, max_new_tokens=max_tokens, do_sample=False,
                                           pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
         text = self.vlm.clean(tok.decode(out[0, batch["input_ids"].shape[1]:], skip_special_tokens=True))
+        if self.vlm.word_level:
+            text = close_up(text)
         return Completion([apply_stop(text, stop)] * n)
+
+
+def close_up(text: str) -> str:
+    """Box text and backticked variables as the runtime reads them, from a word-level decoder's spacing."""
+    text = re.sub(r"\[\s*\[([0-9,;\s]*)\]\s*\]", lambda m: "[[" + re.sub(r"\s+", "", m.group(1)) + "]]", text)
+    text = re.sub(r"\b([A-Za-z_]+)\s+\(", r"\1(", text)  # CROP_AND_ZOOMIN ( -> CROP_AND_ZOOMIN(
+    text = re.sub(r"->\s+", "->", text)
+    return re.sub(r"`\s*([A-Za-z0-9_]+)\s*`", r"`\1`", text)

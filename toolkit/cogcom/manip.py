@@ -36,7 +36,8 @@ class Value:
             return {"boxes": self.data, "text": boxes_text(self.data, *im.size) if self.data else "[[]]",
                     "on": self.image}
         if self.kind == "image":
-            return {"image": self.image, "size": list(images[self.image].size)}
+            crop = {"crop": self.data} if isinstance(self.data, dict) else {}  # where it was cut from
+            return {"image": self.image, "size": list(images[self.image].size), **crop}
         return self.data
 
 

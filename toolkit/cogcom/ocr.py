@@ -1,4 +1,7 @@
-"""OCR with tesseract (pytesseract): psm 7 (one line) for crops, psm 11 (sparse text) for whole scenes.
+"""OCR with tesseract: psm 7 (one line) for crops, psm 11 (sparse text) for whole scenes.
+
+The tesseract library is called in-process through `tesserocr` when it is installed (one engine per page
+mode, loaded once); otherwise `pytesseract` starts the tesseract program for every call (about 0.3 s each).
 
 The reader sees at most `budget` px on the long side. Crops are binarized (Otsu) to dark text on white with a
 white margin, which is what tesseract's line model expects; light-on-dark signs are inverted first.
@@ -6,9 +9,12 @@ white margin, which is what tesseract's line model expects; light-on-dark signs 
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 import shutil
+import subprocess
+from functools import cache
 
 import numpy as np
 from PIL import Image, ImageOps
@@ -25,6 +31,54 @@ def require_tesseract() -> None:
     require("vision")
     if shutil.which("tesseract") is None:
         raise RuntimeFailure(f"OCR needs the tesseract program; install it with: {INSTALL}")
+
+
+PSM = {"crop": 7, "scene": 11}
+
+
+def tessdata_dir() -> str | None:
+    """The folder holding eng.traineddata: $TESSDATA_PREFIX, the tesseract program's own, or Debian's."""
+    env = os.environ.get("TESSDATA_PREFIX")
+    if env and os.path.isfile(os.path.join(env, "eng.traineddata")):
+        return env
+    exe = shutil.which("tesseract")
+    if exe:
+        res = subprocess.run([exe, "--list-langs"], capture_output=True, text=True, check=False)
+        m = re.search(r'"(.+?)"', res.stdout + res.stderr)
+        if m and os.path.isfile(os.path.join(m.group(1), "eng.traineddata")):
+            return m.group(1)
+    found = sorted(glob.glob("/usr/share/tesseract-ocr/*/tessdata/eng.traineddata"))
+    return os.path.dirname(found[-1]) if found else None
+
+
+@cache
+def _engine(psm: int):
+    """An in-process tesseract engine for a page mode (tesserocr), or None to use the tesseract program."""
+    try:
+        import tesserocr
+    except ImportError:
+        return None
+    path = tessdata_dir()
+    if path is None:
+        return None
+    try:
+        return tesserocr.PyTessBaseAPI(path=path.rstrip("/") + "/", lang="eng", psm=psm)
+    except RuntimeError:
+        return None
+
+
+def engine_name() -> str:
+    return "tesserocr" if _engine(PSM["crop"]) is not None else "pytesseract"
+
+
+def _read(image: Image.Image, psm: int) -> str:
+    engine = _engine(psm)
+    if engine is not None:
+        engine.SetImage(image)
+        return engine.GetUTF8Text()
+    import pytesseract
+
+    return pytesseract.image_to_string(image, config=f"--psm {psm}")
 
 
 def binarize(image: Image.Image) -> Image.Image:
@@ -56,11 +110,9 @@ def clean(text: str) -> str:
 
 def ocr(image: Image.Image, budget: int, mode: str = "crop") -> str:
     """Text of a crop (one line) or of a whole scene (lines joined by newlines)."""
-    import pytesseract
-
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")  # tesseract's own threads only slow small crops down
     seen, _ = perceive(image.convert("RGB"), budget)
     if mode == "crop":
-        return clean(pytesseract.image_to_string(binarize(seen), config="--psm 7"))
-    text = pytesseract.image_to_string(seen, config="--psm 11")
+        return clean(_read(binarize(seen), PSM["crop"]))
+    text = _read(seen, PSM["scene"])
     return "\n".join(clean(line) for line in text.splitlines() if clean(line))

@@ -53,6 +53,32 @@ def reply_answer(reply: str) -> str:
     return (m.group(1) if m else reply.strip().splitlines()[-1] if reply.strip() else "").strip()
 
 
+def resolve_variables(answer: str, ws: Workspace) -> str:
+    """An answer that names a variable in backticks ("So the answer is `txt_1`.", the CoM steps' own
+    notation) gets the variable's value; other text stays as written."""
+    def value_of(m: re.Match) -> str:
+        value = ws.values.get(m.group(1))
+        return value_text(value, ws) if value is not None and value.kind in ("text", "number") else m.group(0)
+
+    return re.sub(r"`\s*([A-Za-z_][A-Za-z0-9_]*)\s*`", value_of, answer)
+
+
+def crop_on_scene(steps: list[dict]) -> list[float] | None:
+    """The last CROP_AND_ZOOMIN's box in the pixels of the input image (crops of crops traced back), or None."""
+    crops = {s["result"]["image"]: s["result"]["crop"] for s in steps
+             if isinstance(s.get("result"), dict) and "crop" in s["result"]}
+    if not crops:
+        return None
+    last = [s["result"]["image"] for s in steps if isinstance(s.get("result"), dict) and "crop" in s["result"]][-1]
+    box, on = list(crops[last]["box"]), crops[last]["on"]
+    while on in crops:
+        parent = crops[on]
+        x0, y0, x = parent["box"][0], parent["box"][1], parent["x"]
+        box = [x0 + box[0] / x, y0 + box[1] / x, x0 + box[2] / x, y0 + box[3] / x]
+        on = parent["on"]
+    return box if on == "img_0" else None
+
+
 def solve_fixed(item: dict, image: Image.Image, grounder, reader, budget: int) -> dict:
     """The rule chain for the question (ground -> crop_and_zoomin -> OCR/COUNTING -> CALCULATE), executed."""
     ws = Workspace(image, grounder, reader, budget)
@@ -124,7 +150,7 @@ def solve_vlm(item: dict, image: Image.Image, llm, grounder, reader, budget: int
         else:
             content = [{"type": "text", "text": f"{call.name} returned: {value_text(value, ws)}"}]
         messages.append({"role": "user", "content": content})
-    answer = reply_answer(reply) if stopped == "answer" else None
+    answer = resolve_variables(reply_answer(reply), ws) if stopped == "answer" else None
     return {"steps": steps, "answer": answer, "turns": stored_messages(messages), "stopped": stopped,
             "images": [image_ref(ws.images[k]) for k in ws.images]}
 

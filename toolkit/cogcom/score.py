@@ -32,7 +32,28 @@ def score_chains(chains: list[dict], golds: dict[str, dict], metric: str) -> dic
             if sec is not None:
                 secs.append(float(sec))
     unanswered = [i for i in golds if i not in {c["id"] for c in chains}]
+    ious = crop_ious(chains, golds)
     return {"metric": metric, **_block(values, seconds),
             "by_kind": {k: _block(*v) for k, v in sorted(per_kind.items())},
             "by_policy": {k: _block(*v) for k, v in sorted(per_policy.items())}, "unknown_ids": missing,
-            "unanswered": len(unanswered)}
+            "unanswered": len(unanswered), **({"crop_iou": ious} if ious else {})}
+
+
+def crop_ious(chains: list[dict], golds: dict[str, dict]) -> dict:
+    """Per kind: IoU of each chain's last crop (traced back to the input image) with its best gold box;
+    the mean and the share >= 0.5. A model's chain (policy vlm) that made no crop scores 0; chains of
+    policies that never crop (one-shot) are left out."""
+    from toolkit.cogcom.boxes import iou
+    from toolkit.cogcom.runtime import crop_on_scene
+
+    per: dict[str, list[float]] = {}
+    for chain in chains:
+        gold = golds.get(chain["id"])
+        cropped = any(s.get("name") == "CROP_AND_ZOOMIN" for s in chain.get("steps") or [])
+        if gold is None or not gold.get("boxes") or not (cropped or chain.get("policy") == "vlm"):
+            continue
+        box = crop_on_scene(chain.get("steps") or [])
+        value = max(iou(box, g) for g in gold["boxes"]) if box is not None else 0.0
+        per.setdefault(gold.get("kind", "all"), []).append(value)
+    return {k: {"n": len(v), "mean": round(sum(v) / len(v), 4),
+                "share_at_least_0.5": round(sum(x >= 0.5 for x in v) / len(v), 4)} for k, v in sorted(per.items())}
