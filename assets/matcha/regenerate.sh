@@ -23,3 +23,9 @@ reason matcha select --models "$MODELS" --tta tent --seeds 0 \
   --grid 'tent_lr=0.1 tent_steps=10 lr=1,0.5' --grid 'tent_lr=1,10 tent_steps=1 lr=1,0.5' -o "$A/select-tent.jsonl"
 # ... and measured on seeds 1-4 with the same source models (cells-tuned.jsonl, table-tuned.md)
 bash "$A/tuned.sh" "$MODELS"
+# Matcha's own step and rounds for the degree shifts, scored on the seed-0 pairs (select-degree-*.jsonl)
+for tta in erm tent; do
+  grid='lr=1,0.5,0.25,0.1 rounds=50,20'; [ $tta = tent ] && grid="tent_lr=0.1 tent_steps=10 $grid"
+  reason --quiet matcha select --models "$MODELS" --tta $tta --settings high2low,low2high --seeds 0 --grid "$grid" \
+    -o "$A/select-degree-$tta.jsonl"
+done
