@@ -228,20 +228,46 @@ def evaluate(
 @app.command()
 def train(
     data: Annotated[list[Path], typer.Option("--data", help="Folders written by `generate` (repeatable).")],
-    out: Annotated[Path, typer.Option("--out", help="Directory for the fitted PPM.")],
+    out: Annotated[Path, typer.Option("--out", help="Directory for the trained PPM.")],
+    minutes: Annotated[float, typer.Option("--minutes", min=0.0, help="Wall-clock cap of the training.")] = 20.0,
+    steps: Annotated[int | None, typer.Option("--steps", min=1, help="Step cap (with --minutes: the first hit).")]
+    = None,
+    kind: Annotated[str, typer.Option("--kind", help="learned (Swin + GPT-2 decoder) or exemplar (nearest "
+                                                     "neighbours, no gradient steps).")] = "learned",
+    image_size: Annotated[int, typer.Option("--image-size", min=32, help="Learned PPM input size (px).")] = 256,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 16,
+    lr: Annotated[float, typer.Option("--lr", min=0.0)] = 1e-3,
+    cache: Annotated[Path | None, typer.Option("--cache", help="Keep the encoded images here (.npz).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Use at most this many circuits.")] = None,
     seed: SeedOpt = None,
 ):
-    """Fit the perception model (exemplar reader) on generated circuits; writes exemplars.npz + config.json.
+    """Train the perception model on generated circuits; prints the loss as it goes, ends with a maps.train record.
 
-    Example: reason maps train --data runs/train-small --data runs/train-medium --out assets/maps/ppm
+    Example: reason maps train --data runs/train-small --data runs/train-medium --out runs/ppm --minutes 20
     """
     from toolkit.core.records import make_record
-    from toolkit.maps.train import fit
 
-    meta = fit(list(data), out, limit)
+    if kind not in ("learned", "exemplar"):
+        raise InputError(f"--kind {kind}: must be learned or exemplar")
+    if kind == "exemplar":
+        from toolkit.maps.train import fit
+
+        meta = fit(list(data), out, limit)
+    else:
+        from toolkit.core.extras import require
+
+        require("ml", "torch", "transformers")
+        from toolkit.maps.ppm_model import PPMSpec, TrainConfig, cached_encoding
+        from toolkit.maps.ppm_model import train as run
+
+        encoded = cached_encoding(list(data), image_size, cache, limit)
+        cfg = TrainConfig(minutes=minutes, max_steps=steps, batch_size=batch_size, lr=lr,
+                          seed=seed_or_global(seed) or 0)
+        meta = run(encoded, out, PPMSpec(image_size=image_size), cfg,
+                   log=lambda e: console.info(f"step {e['step']} loss {e['loss']} ({e['seconds']} s)"))
+        meta["data"] = [str(d) for d in data]
     with open_writer(None) as writer:
-        writer.write(make_record("maps.train", out=str(out), **meta))
+        writer.write(make_record("maps.train", out=str(out), kind=kind, **meta))
 
 
 @app.command("import-qa")
