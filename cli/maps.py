@@ -235,6 +235,8 @@ def train(
     kind: Annotated[str, typer.Option("--kind", help="learned (Swin + GPT-2 decoder) or exemplar (nearest "
                                                      "neighbours, no gradient steps).")] = "learned",
     image_size: Annotated[int, typer.Option("--image-size", min=32, help="Learned PPM input size (px).")] = 256,
+    embed_dim: Annotated[int, typer.Option("--embed-dim", min=4, help="Swin width of the first stage.")] = 24,
+    decoder_dim: Annotated[int, typer.Option("--decoder-dim", min=8, help="GPT-2 decoder width.")] = 128,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 16,
     lr: Annotated[float, typer.Option("--lr", min=0.0)] = 1e-3,
     cache: Annotated[Path | None, typer.Option("--cache", help="Keep the encoded images here (.npz).")] = None,
@@ -260,10 +262,12 @@ def train(
         from toolkit.maps.ppm_model import PPMSpec, TrainConfig, cached_encoding
         from toolkit.maps.ppm_model import train as run
 
+        spec = PPMSpec(image_size=image_size, embed_dim=embed_dim, decoder_dim=decoder_dim)
+        spec.check()
         encoded = cached_encoding(list(data), image_size, cache, limit)
         cfg = TrainConfig(minutes=minutes, max_steps=steps, batch_size=batch_size, lr=lr,
                           seed=seed_or_global(seed) or 0)
-        meta = run(encoded, out, PPMSpec(image_size=image_size), cfg,
+        meta = run(encoded, out, spec, cfg,
                    log=lambda e: console.info(f"step {e['step']} loss {e['loss']} ({e['seconds']} s)"))
         meta["data"] = [str(d) for d in data]
     with open_writer(None) as writer:

@@ -127,7 +127,7 @@ def test_llm_answerer_refines_only_empty_and_drops_results_without_sim(reason, t
 
 def test_train_fits_a_reader_that_recalls_its_training_circuits(data, reason, tmp_path):
     model = tmp_path / "ppm"
-    r = reason("maps", "train", "--data", str(data), "--out", str(model))
+    r = reason("maps", "train", "--data", str(data), "--out", str(model), "--kind", "exemplar")
     assert r.returncode == 0, r.stderr
     assert records(r.stdout)[0]["circuits"] == 3
     netlists = reason("maps", "perceive", str(data / "circuits.jsonl"), "--model", str(model))
