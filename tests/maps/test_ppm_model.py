@@ -51,7 +51,8 @@ def test_thirty_training_steps_lower_the_loss(images, tmp_path):
     from toolkit.maps.ppm_model import PPMSpec, TrainConfig, encode_folders, train
 
     data = encode_folders([images], 128)
-    assert data["pixels"].shape == (3, 128, 128) and data["pixels"].max() > 200 and data["pixels"].min() == 0  # ink is bright
+    assert data["pixels"].shape == (3, 128, 128)
+    assert data["pixels"].max() > 200 and data["pixels"].min() == 0  # ink is bright, paper 0
     summary = train(data, tmp_path / "m", PPMSpec(image_size=128, embed_dim=8, decoder_dim=32),
                     TrainConfig(minutes=5, max_steps=30, batch_size=3, lr=3e-3))
     assert summary["steps"] == 30
