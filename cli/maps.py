@@ -133,6 +133,8 @@ def answer(
     answerer: AnswererOpt = "rule",
     no_sim: Annotated[bool, typer.Option("--no-sim", help="LLM prompt without simulation results.")] = False,
     llm: Annotated[str | None, typer.Option("--llm", help="LLM URI for --answerer llm.")] = None,
+    record: Annotated[Path | None, typer.Option("--record", help="Record the LLM exchanges here (replay:FILE).")]
+    = None,
     engine: EngineOpt = "pyspice",
     timeout: TimeoutOpt = 5.0,
     out: OutOpt = None,
@@ -154,7 +156,7 @@ def answer(
     if answerer == "llm":
         from cli.common import make_llm
 
-        backend = make_llm(llm)
+        backend = make_llm(llm, record=record)
     try:
         with open_writer(out) as writer:
             for record in answer_all(netlists, questions, answerer=answerer, simulator=sim, llm=backend,
