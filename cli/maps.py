@@ -105,7 +105,9 @@ def simulate(
 @app.command()
 def perceive(
     source: Annotated[str, typer.Argument(help="maps.circuit records (JSONL), an image file, or a folder of images.")],
-    model: Annotated[Path | None, typer.Option("--model", help="PPM directory (default: assets/maps/ppm).")] = None,
+    model: Annotated[Path | None, typer.Option("--model", help="A learned PPM (default: assets/maps/ppm), the exemplar "
+                                                "reader (assets/maps/ppm-exemplar) or any local vision-language "
+                                                "model directory.")] = None,
     llm: Annotated[str | None, typer.Option("--llm", help="A vision LLM instead: openai:MODEL@URL.")] = None,
     out: OutOpt = None,
     skip_bad: SkipBadOpt = False,
