@@ -71,7 +71,8 @@ def build_model(spec: PPMSpec, tok, seed: int = 0):
     enc = SwinConfig(image_size=spec.image_size, patch_size=spec.patch_size, num_channels=1,
                      embed_dim=spec.embed_dim, depths=list(spec.depths),
                      num_heads=[max(1, spec.embed_dim * 2 ** i // 32) for i in range(stages)],
-                     window_size=spec.window, mlp_ratio=2.0)
+                     window_size=spec.window, mlp_ratio=2.0,
+                     use_absolute_embeddings=True)  # windows see relative positions only; the grid needs absolute ones
     dec = GPT2Config(vocab_size=len(tok), n_positions=MAX_TOKENS + 2, n_embd=spec.decoder_dim,
                      n_layer=spec.decoder_layers, n_head=spec.decoder_heads, add_cross_attention=True,
                      is_decoder=True, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
@@ -170,6 +171,9 @@ class TrainConfig:
     max_steps: int | None = None
     batch_size: int = 16
     lr: float = 1e-3
+    # the encoder moves 10x slower: at the full rate its features collapsed to one image-independent output
+    # (std across images 0.009 after 724 steps, 0.18 at initialisation) before the decoder learned to read them
+    encoder_lr_scale: float = 0.1
     warmup: float = 0.02  # share of the run (the anchor's 2 % warmup), then cosine decay to 10 %
     seed: int = 0
     log_every: int = 10
@@ -193,7 +197,11 @@ def train(data: dict, out: Path, spec: PPMSpec, cfg: TrainConfig,
     tok = build_tokenizer(vocab)
     model = build_model(spec, tok, cfg.seed)
     model.train()
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=0.01)
+    encoder = list(model.encoder.parameters())
+    ids = {id(p) for p in encoder}
+    opt = torch.optim.AdamW([{"params": encoder, "scale": cfg.encoder_lr_scale},
+                             {"params": [p for p in model.parameters() if id(p) not in ids], "scale": 1.0}],
+                            lr=cfg.lr, weight_decay=0.01)
     rng = np.random.default_rng(cfg.seed)
     n = len(data["texts"])
     start, step, losses, history = time.time(), 0, [], []
@@ -205,7 +213,7 @@ def train(data: dict, out: Path, spec: PPMSpec, cfg: TrainConfig,
         if progress >= 1.0:
             break
         for group in opt.param_groups:
-            group["lr"] = cfg.lr * lr_factor(progress, cfg.warmup)
+            group["lr"] = cfg.lr * group["scale"] * lr_factor(progress, cfg.warmup)
         idx = rng.choice(n, size=min(cfg.batch_size, n), replace=False)
         pixels = to_tensor(data["pixels"][idx])
         labels = label_batch(tok, [data["texts"][i] for i in idx])
