@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Rebuild everything in assets/maps and the figures in its README (run from the repository root).
-# The learned PPM's training is capped by wall clock (--minutes 20), so the steps it reaches depend on the CPU.
+# The learned PPM's training is capped by wall clock (--minutes 18), so the steps it reaches depend on the CPU.
 set -euo pipefail
 R="reason --quiet"
 # training data: item i of a seed is the same whatever --n is
 $R maps generate --tier small --n 1146 --seed 1000 --questions 0 --out-dir runs/maps/train-small
 $R maps generate --tier medium --n 800 --seed 1000 --questions 0 --out-dir runs/maps/train-medium
-$R maps train --data runs/maps/train-small --data runs/maps/train-medium --out assets/maps/ppm --minutes 20 \
+$R maps train --data runs/maps/train-small --data runs/maps/train-medium --out assets/maps/ppm --minutes 18 \
   --cache runs/maps/train-256.npz
 # the exemplar reader (a named alternative: --model assets/maps/ppm-exemplar), fitted on the first 310/244 items
 $R maps generate --tier small --n 310 --seed 1000 --questions 0 --out-dir runs/maps/exemplar-small
