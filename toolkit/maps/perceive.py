@@ -51,6 +51,9 @@ def perceive_all(jobs: Iterable[tuple[str, Path, str]], *, model: Path | None = 
     from toolkit.maps.ppm_model import is_learned
 
     if is_learned(directory):
+        from toolkit.core.extras import require
+
+        require("ml", "torch", "transformers")
         yield from _perceive_learned(jobs, directory)
     elif (directory / "exemplars.npz").is_file():
         yield from _perceive_exemplar(jobs, directory)
