@@ -105,7 +105,9 @@ def simulate(
 @app.command()
 def perceive(
     source: Annotated[str, typer.Argument(help="maps.circuit records (JSONL), an image file, or a folder of images.")],
-    model: Annotated[Path | None, typer.Option("--model", help="PPM directory (default: assets/maps/ppm).")] = None,
+    model: Annotated[Path | None, typer.Option("--model", help="A learned PPM (default: assets/maps/ppm), the exemplar "
+                                                "reader (assets/maps/ppm-exemplar) or any local vision-language "
+                                                "model directory.")] = None,
     llm: Annotated[str | None, typer.Option("--llm", help="A vision LLM instead: openai:MODEL@URL.")] = None,
     out: OutOpt = None,
     skip_bad: SkipBadOpt = False,
@@ -133,6 +135,8 @@ def answer(
     answerer: AnswererOpt = "rule",
     no_sim: Annotated[bool, typer.Option("--no-sim", help="LLM prompt without simulation results.")] = False,
     llm: Annotated[str | None, typer.Option("--llm", help="LLM URI for --answerer llm.")] = None,
+    record: Annotated[Path | None, typer.Option("--record", help="Record the LLM exchanges here (replay:FILE).")]
+    = None,
     engine: EngineOpt = "pyspice",
     timeout: TimeoutOpt = 5.0,
     out: OutOpt = None,
@@ -154,7 +158,7 @@ def answer(
     if answerer == "llm":
         from cli.common import make_llm
 
-        backend = make_llm(llm)
+        backend = make_llm(llm, record=record)
     try:
         with open_writer(out) as writer:
             for record in answer_all(netlists, questions, answerer=answerer, simulator=sim, llm=backend,
@@ -228,20 +232,50 @@ def evaluate(
 @app.command()
 def train(
     data: Annotated[list[Path], typer.Option("--data", help="Folders written by `generate` (repeatable).")],
-    out: Annotated[Path, typer.Option("--out", help="Directory for the fitted PPM.")],
+    out: Annotated[Path, typer.Option("--out", help="Directory for the trained PPM.")],
+    minutes: Annotated[float, typer.Option("--minutes", min=0.0, help="Wall-clock cap of the training.")] = 20.0,
+    steps: Annotated[int | None, typer.Option("--steps", min=1, help="Step cap (with --minutes: the first hit).")]
+    = None,
+    kind: Annotated[str, typer.Option("--kind", help="learned (Swin + GPT-2 decoder) or exemplar (nearest "
+                                                     "neighbours, no gradient steps).")] = "learned",
+    image_size: Annotated[int, typer.Option("--image-size", min=32, help="Learned PPM input size (px).")] = 256,
+    embed_dim: Annotated[int, typer.Option("--embed-dim", min=4, help="Swin width of the first stage.")] = 24,
+    decoder_dim: Annotated[int, typer.Option("--decoder-dim", min=8, help="GPT-2 decoder width.")] = 128,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 16,
+    lr: Annotated[float, typer.Option("--lr", min=0.0)] = 1e-3,
+    cache: Annotated[Path | None, typer.Option("--cache", help="Keep the encoded images here (.npz).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Use at most this many circuits.")] = None,
     seed: SeedOpt = None,
 ):
-    """Fit the perception model (exemplar reader) on generated circuits; writes exemplars.npz + config.json.
+    """Train the perception model on generated circuits; prints the loss as it goes, ends with a maps.train record.
 
-    Example: reason maps train --data runs/train-small --data runs/train-medium --out assets/maps/ppm
+    Example: reason maps train --data runs/train-small --data runs/train-medium --out runs/ppm --minutes 20
     """
     from toolkit.core.records import make_record
-    from toolkit.maps.train import fit
 
-    meta = fit(list(data), out, limit)
+    if kind not in ("learned", "exemplar"):
+        raise InputError(f"--kind {kind}: must be learned or exemplar")
+    if kind == "exemplar":
+        from toolkit.maps.train import fit
+
+        meta = fit(list(data), out, limit)
+    else:
+        from toolkit.core.extras import require
+
+        require("ml", "torch", "transformers")
+        from toolkit.maps.ppm_model import PPMSpec, TrainConfig, cached_encoding
+        from toolkit.maps.ppm_model import train as run
+
+        spec = PPMSpec(image_size=image_size, embed_dim=embed_dim, decoder_dim=decoder_dim)
+        spec.check()
+        encoded = cached_encoding(list(data), image_size, cache, limit)
+        cfg = TrainConfig(minutes=minutes, max_steps=steps, batch_size=batch_size, lr=lr,
+                          seed=seed_or_global(seed) or 0)
+        meta = run(encoded, out, spec, cfg,
+                   log=lambda e: console.info(f"step {e['step']} loss {e['loss']} ({e['seconds']} s)"))
+        meta["data"] = [str(d) for d in data]
     with open_writer(None) as writer:
-        writer.write(make_record("maps.train", out=str(out), **meta))
+        writer.write(make_record("maps.train", out=str(out), kind=kind, **meta))
 
 
 @app.command("import-qa")

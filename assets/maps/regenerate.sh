@@ -1,26 +1,44 @@
 #!/usr/bin/env bash
 # Rebuild everything in assets/maps and the figures in its README (run from the repository root).
+# The learned PPM's training is capped by wall clock (--minutes 18), so the steps it reaches depend on the CPU.
 set -euo pipefail
 R="reason --quiet"
-# training data: item i of a seed is the same whatever --n is, so these are the first 310/244 items
-$R maps generate --tier small --n 310 --seed 1000 --questions 0 --out-dir runs/maps/train-small
-$R maps generate --tier medium --n 244 --seed 1000 --questions 0 --out-dir runs/maps/train-medium
-$R maps train --data runs/maps/train-small --data runs/maps/train-medium --out assets/maps/ppm
+# training data: item i of a seed is the same whatever --n is
+$R maps generate --tier small --n 1146 --seed 1000 --questions 0 --out-dir runs/maps/train-small
+$R maps generate --tier medium --n 800 --seed 1000 --questions 0 --out-dir runs/maps/train-medium
+$R maps train --data runs/maps/train-small --data runs/maps/train-medium --out assets/maps/ppm --minutes 18 \
+  --cache runs/maps/train-256.npz
+# the exemplar reader (a named alternative: --model assets/maps/ppm-exemplar), fitted on the first 310/244 items
+$R maps generate --tier small --n 310 --seed 1000 --questions 0 --out-dir runs/maps/exemplar-small
+$R maps generate --tier medium --n 244 --seed 1000 --questions 0 --out-dir runs/maps/exemplar-medium
+$R maps train --kind exemplar --data runs/maps/exemplar-small --data runs/maps/exemplar-medium \
+  --out assets/maps/ppm-exemplar
 $R maps generate --tier small --n 20 --seed 7 --out-dir assets/maps/examples
+# the stand-in LLM recording (pipeline demo, not a model result): the README pipeline with --answerer llm
+$R maps perceive assets/maps/examples/circuits.jsonl | $R maps simulate - > runs/maps/examples-sims.jsonl
+rm -f assets/maps/replay.jsonl
+$R maps answer --answerer llm --llm py:toolkit.maps.standin:respond --record assets/maps/replay.jsonl \
+  --questions assets/maps/examples/questions.jsonl runs/maps/examples-sims.jsonl > /dev/null
 # held-out evaluation sets (fresh seeds)
-$R maps generate --tier small --n 500 --seed 5000 --out-dir runs/maps/eval-small
-$R maps generate --tier medium --n 200 --seed 6000 --out-dir runs/maps/eval-medium
+$R maps generate --tier small --n 200 --seed 5000 --out-dir runs/maps/eval-small
+$R maps generate --tier medium --n 100 --seed 6000 --out-dir runs/maps/eval-medium
+for M in assets/maps/ppm assets/maps/ppm-exemplar; do
+  for t in small medium; do
+    d=runs/maps/eval-$t; o=$d/$(basename $M)
+    mkdir -p $o
+    $R maps perceive $d/circuits.jsonl --model $M > $o/netlists.jsonl
+    $R maps equiv $o/netlists.jsonl --gold $d/circuits.jsonl | tail -n 1 > $o/equiv.json
+    $R maps simulate $o/netlists.jsonl > $o/sims.jsonl
+    $R maps answer --questions $d/questions.jsonl $o/sims.jsonl | $R maps eval - --gold $d/questions.jsonl > $o/rule-eval.json
+    $R maps answer --answerer reduce --questions $d/questions.jsonl $o/netlists.jsonl \
+      | $R maps eval - --gold $d/questions.jsonl > $o/reduce-eval.json
+  done
+done
 for t in small medium; do
   d=runs/maps/eval-$t
-  $R maps perceive $d/circuits.jsonl > $d/ppm.jsonl
-  $R maps equiv $d/ppm.jsonl --gold $d/circuits.jsonl | tail -n 1 > $d/ppm-equiv.json
-  $R maps simulate $d/ppm.jsonl > $d/ppm-sims.jsonl
-  $R maps answer --questions $d/questions.jsonl $d/ppm-sims.jsonl > $d/ppm-rule.jsonl
-  $R maps eval $d/ppm-rule.jsonl --gold $d/questions.jsonl > $d/ppm-rule-eval.json
-  $R maps answer --answerer reduce --questions $d/questions.jsonl $d/ppm.jsonl > $d/ppm-reduce.jsonl
-  $R maps eval $d/ppm-reduce.jsonl --gold $d/questions.jsonl > $d/ppm-reduce-eval.json
-  $R maps simulate $d/circuits.jsonl > $d/gold-sims.jsonl
-  $R maps answer --questions $d/questions.jsonl $d/gold-sims.jsonl | $R maps eval - --gold $d/questions.jsonl > $d/gold-rule-eval.json
-  $R maps answer --answerer reduce --questions $d/questions.jsonl $d/gold-sims.jsonl | $R maps eval - --gold $d/questions.jsonl > $d/gold-reduce-eval.json
+  $R maps simulate $d/circuits.jsonl | $R maps answer --questions $d/questions.jsonl - \
+    | $R maps eval - --gold $d/questions.jsonl > $d/gold-rule-eval.json
+  $R maps answer --answerer reduce --questions $d/questions.jsonl $d/circuits.jsonl \
+    | $R maps eval - --gold $d/questions.jsonl > $d/gold-reduce-eval.json
 done
 PYTHONPATH=. python assets/maps/crosscheck.py 300 1 small

@@ -55,6 +55,15 @@ def test_shipped_ppm_reaches_readme_threshold_on_examples(reason):
     summary = records(result.stdout)[-1]
     assert summary["type"] == "maps.ppm_summary" and summary["n"] == 20
     assert summary["equivalent"] >= threshold
+    assert all(r["reader"] == "ppm" for r in records(netlists.stdout))  # the default is the learned PPM
+    # the shipped stand-in recording replays the README pipeline with the LLM answerer, labelled as a demo
+    sims = reason("maps", "simulate", "-", input=netlists.stdout)
+    answers = reason("maps", "answer", "-", "--questions", str(ASSETS / "examples" / "questions.jsonl"),
+                     "--answerer", "llm", "--llm", f"replay:{ASSETS / 'replay.jsonl'}", input=sims.stdout)
+    assert answers.returncode == 0, answers.stderr
+    score = records(reason("maps", "eval", "-", "--gold", str(ASSETS / "examples" / "questions.jsonl"),
+                           input=answers.stdout).stdout)[0]
+    assert score["backend"] == "stand-in" and score["note"] == "pipeline demo, not a model result"
 
 
 @pytest.mark.parametrize("card, where", [
@@ -76,7 +85,7 @@ def test_bad_images_models_and_missing_ngspice_exit_2(reason, tmp_path, data):
     r = reason("maps", "perceive", str(junk))
     assert r.returncode == 2 and "junk.png" in r.stderr
     broken = tmp_path / "model"
-    shutil.copytree(ASSETS / "ppm", broken)
+    shutil.copytree(ASSETS / "ppm-exemplar", broken)
     (broken / "exemplars.npz").write_bytes(b"PK\x03\x04 truncated")
     r = reason("maps", "perceive", str(data / "circuits.jsonl"), "--model", str(broken))
     assert r.returncode == 2 and "exemplars.npz: corrupt" in r.stderr
@@ -127,7 +136,7 @@ def test_llm_answerer_refines_only_empty_and_drops_results_without_sim(reason, t
 
 def test_train_fits_a_reader_that_recalls_its_training_circuits(data, reason, tmp_path):
     model = tmp_path / "ppm"
-    r = reason("maps", "train", "--data", str(data), "--out", str(model))
+    r = reason("maps", "train", "--data", str(data), "--out", str(model), "--kind", "exemplar")
     assert r.returncode == 0, r.stderr
     assert records(r.stdout)[0]["circuits"] == 3
     netlists = reason("maps", "perceive", str(data / "circuits.jsonl"), "--model", str(model))

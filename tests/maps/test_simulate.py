@@ -103,3 +103,14 @@ def test_timeout_kills_the_child():
         assert not os.path.exists(f"/proc/{child}") or open(f"/proc/{child}/stat").read().split()[2] == "Z"
     r = Simulator("ngspice", timeout=0.5).run(net, "tran 1n 100")
     assert not r.ok and "timeout" in r.error
+
+
+def test_a_dead_worker_falls_back_to_the_ngspice_binary(monkeypatch):
+    from toolkit.maps import simulate
+
+    monkeypatch.setattr(simulate.PySpiceEngine, "run",
+                        lambda self, net, analysis, timeout: simulate.SimResult(False, "pyspice", 1.0,
+                                                                                error=simulate.WORKER_DIED))
+    with Simulator("pyspice") as sim:
+        r = sim.run(parse_netlist(DIVIDER))
+    assert r.ok and r.engine == "pyspice->ngspice" and r.meters["U1"] == pytest.approx(5.0, abs=1e-9)

@@ -12,7 +12,9 @@ import re
 from toolkit.maps.netlist import EMPTY, Element, Netlist, parse_value
 from toolkit.maps.questions import quantity
 
-_ASK = [
+_ASK = [  # the dynamic forms first: their wording also says "meter U1 read"
+    ("tran", re.compile(r"meter\s+([UI]\d+)\s+read at t\s*=", re.IGNORECASE)),
+    ("ac", re.compile(r"amplitude of meter\s+([UI]\d+)", re.IGNORECASE)),
     ("meter", re.compile(r"meter\s+([UI]\d+)\s+read", re.IGNORECASE)),
     ("power", re.compile(r"power does\s+([A-Z]+\d+)\s+absorb", re.IGNORECASE)),
     ("req", re.compile(r"resistance between the two ends of\s+([A-Z]+\d+)", re.IGNORECASE)),
@@ -28,6 +30,17 @@ def read_question(text: str) -> tuple[str, str] | None:
         if m:
             return kind, m.group(1)
     return None
+
+
+_AT = re.compile(r"\bat (t|f) = ([-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?) ?(ms|Hz)\b")
+
+
+def read_point(text: str) -> float | None:
+    """The time (s) or frequency (Hz) a dynamic question asks about."""
+    m = _AT.search(text)
+    if not m:
+        return None
+    return float(m.group(2)) * (1e-3 if m.group(3) == "ms" else 1.0)
 
 
 def given_values(text: str) -> dict[str, str]:
@@ -50,7 +63,7 @@ def fill_empty(net: Netlist, text: str) -> Netlist | None:
 
 
 def unit_of(kind: str, target: str) -> str:
-    return UNITS["meter_" + target[0].upper()] if kind == "meter" else UNITS[kind]
+    return UNITS["meter_" + target[0].upper()] if kind in ("meter", "tran", "ac") else UNITS[kind]
 
 
 def pick_letter(value: float | None, options: list[str]) -> str | None:
@@ -79,15 +92,15 @@ def rule_answer(question: dict, net: Netlist, sim, simulator) -> tuple[float | N
         if net is None:
             return None, False, "a value is <Empty> and the question does not give it"
         sim = None
-    if (kind == "meter" and target not in {m.name for m in net.measures}) or (
-            kind != "meter" and net.element(target) is None):
+    if (kind in ("meter", "tran", "ac") and target not in {m.name for m in net.measures}) or (
+            kind in ("power", "req") and net.element(target) is None):
         return None, False, f"unknown label {target}"
     if sim is None or not sim.ok:
         sim = simulator.run(net)
     if not sim.ok:
         return None, True, f"simulation failed: {sim.error}"
     try:
-        value = quantity(net, sim, kind, target, simulator.run)
+        value = quantity(net, sim, kind, target, simulator.run, read_point(question["text"]))
     except (KeyError, ValueError) as exc:
         return None, True, f"cannot compute ({exc})"
     return value, True, None if value is not None else "no value"
@@ -99,6 +112,8 @@ def reduce_answer(question: dict, net: Netlist) -> tuple[float | None, str | Non
     asked = read_question(question["text"])
     if asked is None:
         return None, "unknown question form"
+    if asked[0] in ("tran", "ac"):
+        return None, "no divider rule for transient or AC questions"
     if net.has_empty:
         net = fill_empty(net, question["text"])
         if net is None:

@@ -32,7 +32,8 @@ def iter_netlists(source: str, *, skip_bad: bool = False, bad: BadLines | None =
         try:
             net = parse_netlist(text, source=f"{name}:{lineno}: netlist line", allow_empty=allow_empty)
         except InputError as exc:
-            if rec.get("type") == "maps.netlist" and rec.get("parsed") is False:
+            # a reader's unparsed output, or its failed simulation: the item abstains downstream
+            if rec.get("parsed") is False or (rec.get("type") == "maps.sim" and rec.get("ok") is False):
                 net = None
             elif skip_bad:
                 (bad or BadLines()).add(str(exc))

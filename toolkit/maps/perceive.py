@@ -40,15 +40,39 @@ def image_jobs(source: str, *, skip_bad: bool = False) -> list[tuple[str, Path, 
 
 def perceive_all(jobs: Iterable[tuple[str, Path, str]], *, model: Path | None = None,
                  llm: str | None = None) -> Iterator[dict]:
+    """maps.netlist records; the model directory decides the reader: a learned PPM (ppm.json), an
+    exemplar PPM (exemplars.npz) or any local vision-language model (AutoModelForImageTextToText)."""
     if llm:
         yield from _perceive_llm(jobs, llm)
         return
-    from toolkit.maps.circuit import to_netlist
-    from toolkit.maps.ppm import load_gray, load_model
-
     directory = model or DEFAULT_MODEL
     if not directory.is_dir():
         raise InputError(f"--model {directory}: no such directory")
+    from toolkit.maps.ppm_model import is_learned
+
+    if is_learned(directory):
+        from toolkit.core.extras import require
+
+        require("ml", "torch", "transformers")
+        yield from _perceive_learned(jobs, directory)
+    elif (directory / "exemplars.npz").is_file():
+        yield from _perceive_exemplar(jobs, directory)
+    else:
+        yield from _perceive_vlm(jobs, directory)
+
+
+def _netlist_record(cid: str, image: Path, text: str, parsed: bool, reader: str, directory: Path | None) -> dict:
+    rec = {"type": "maps.netlist", "schema": 1, "id": cid, "image": str(image), "netlist": text,
+           "parsed": parsed, "reader": reader}
+    if directory is not None:
+        rec["model"] = str(directory)
+    return rec
+
+
+def _perceive_exemplar(jobs, directory: Path) -> Iterator[dict]:
+    from toolkit.maps.circuit import to_netlist
+    from toolkit.maps.ppm import load_gray, load_model
+
     try:
         ppm = load_model(directory)
     except ValueError as exc:
@@ -60,10 +84,62 @@ def perceive_all(jobs: Iterable[tuple[str, Path, str]], *, model: Path | None = 
             raise InputError(f"{where}: {image}: no such file") from None
         except ValueError as exc:
             raise InputError(f"{where}: {image}: {exc}") from None
-        circuit = ppm.read(gray)
-        net = to_netlist(circuit, hide_values=True)
-        yield {"type": "maps.netlist", "schema": 1, "id": cid, "image": str(image), "netlist": net.text(),
-               "parsed": True, "reader": "ppm", "model": str(directory)}
+        net = to_netlist(ppm.read(gray), hide_values=True)
+        yield _netlist_record(cid, image, net.text(), True, "exemplar", directory)
+
+
+def _perceive_learned(jobs, directory: Path, batch: int = 16) -> Iterator[dict]:
+    import numpy as np
+
+    from toolkit.maps.circuit import to_netlist
+    from toolkit.maps.grid_text import parse_grid_text
+    from toolkit.maps.ppm_model import load_learned, load_pixels
+
+    try:
+        ppm = load_learned(directory)
+    except ValueError as exc:
+        raise InputError(f"--model {exc}") from None
+    jobs = list(jobs)
+    for start in range(0, len(jobs), batch):
+        chunk = jobs[start:start + batch]
+        pixels = []
+        for _cid, image, where in chunk:
+            try:
+                pixels.append(load_pixels(image, ppm.image_size))
+            except FileNotFoundError:
+                raise InputError(f"{where}: {image}: no such file") from None
+            except ValueError as exc:
+                raise InputError(f"{where}: {image}: {exc}") from None
+        for (cid, image, _), text in zip(chunk, ppm.read_texts(np.stack(pixels)), strict=True):
+            circuit = parse_grid_text(text)
+            netlist = to_netlist(circuit, hide_values=True).text() if circuit else text
+            rec = _netlist_record(cid, image, netlist, circuit is not None, "ppm", directory)
+            rec["grid_text"] = text
+            yield rec
+
+
+def _perceive_vlm(jobs, directory: Path) -> Iterator[dict]:
+    from toolkit.core.vlm import load_image, load_vlm
+
+    vlm = load_vlm(directory, device="auto")
+    for cid, image, where in jobs:
+        picture = load_image(image, where=where)
+        reply = vlm.generate([picture], [PPM_PROMPT], max_new_tokens=512)[0]
+        yield _reply_record(cid, image, reply, "vlm", directory)
+
+
+def _reply_record(cid: str, image: Path, reply: str, reader: str, directory: Path | None) -> dict:
+    """A model's free-text reply: the ```spice block if any, parsed=False when it is no netlist."""
+    from toolkit.maps.answer import parse_spice_block
+    from toolkit.maps.netlist import parse_netlist
+
+    text = parse_spice_block(reply) or reply
+    try:
+        parse_netlist(text)
+        parsed = True
+    except InputError:
+        parsed = False
+    return _netlist_record(cid, image, text, parsed, reader, directory)
 
 
 def _data_url(image: Path) -> str:
@@ -73,8 +149,6 @@ def _data_url(image: Path) -> str:
 
 def _perceive_llm(jobs, uri: str) -> Iterator[dict]:
     from toolkit.core.llm import from_uri
-    from toolkit.maps.answer import parse_spice_block
-    from toolkit.maps.netlist import parse_netlist
 
     backend = from_uri(uri)
     for cid, image, where in jobs:
@@ -83,11 +157,4 @@ def _perceive_llm(jobs, uri: str) -> Iterator[dict]:
         messages = [{"role": "user", "content": [{"type": "text", "text": PPM_PROMPT},
                                                  {"type": "image_url", "image_url": {"url": _data_url(image)}}]}]
         reply = backend.complete(messages, max_tokens=1024).texts[0]
-        text = parse_spice_block(reply) or reply
-        try:
-            parse_netlist(text)
-            parsed = True
-        except InputError:
-            parsed = False
-        yield {"type": "maps.netlist", "schema": 1, "id": cid, "image": str(image), "netlist": text,
-               "parsed": parsed, "reader": "llm"}
+        yield _reply_record(cid, image, reply, "llm", None)

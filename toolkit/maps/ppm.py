@@ -1,4 +1,5 @@
-"""The physical perception model (PPM): circuit image -> grid circuit -> SPICE netlist.
+"""The exemplar reader, an alternative perception model (`--model assets/maps/ppm-exemplar`): circuit image ->
+grid circuit -> SPICE netlist.
 
 An exemplar reader fitted on generated circuits: the grid size is the label of the nearest training
 thumbnail; each grid edge's kind, polarity and meter are those of the nearest training crop around an

@@ -1,8 +1,12 @@
 """Questions about a circuit with gold answers from ngspice on the gold netlist, and four options.
 
 Kinds: `meter` (the reading of U<l>/I<l>), `power` (power absorbed by a named R/V/I element) and
-`req` (resistance between the two ends of a named resistor with independent sources off). Symbol-only
-elements have their values given in the question text, as in the anchor's problems.
+`req` (resistance between the two ends of a named resistor with independent sources off). Circuits
+with capacitors or inductors also get `tran` (a meter's reading at time t after the DC sources switch
+on, every capacitor uncharged and inductor current zero: ngspice `.tran ... uic`) and `ac` (a meter's
+amplitude when every independent source is an AC source of its printed amplitude, all in phase, at
+frequency f: ngspice `.ac`). Symbol-only elements have their values given in the question text, as in
+the anchor's problems.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ from toolkit.maps.netlist import Element, Netlist, format_value, parse_value
 from toolkit.maps.simulate import SimResult
 
 UNITS = {"meter_U": "V", "meter_I": "A", "power": "W", "req": "Ω"}
+METER_KINDS = ("meter", "tran", "ac")  # questions whose answer is a meter reading
+TIMES = (1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3)  # seconds after switch-on
+FREQS = (10.0, 100.0, 1e3, 1e4)  # Hz
 VALUE_UNITS = {"R": "Ω", "V": "V", "I": "A", "C": "F", "L": "H", "G": "S", "H": "Ω", "E": "", "F": ""}
 
 
@@ -65,7 +72,13 @@ def given_text(circuit: dict) -> str:
     return "Given " + ", ".join(parts) + ". "
 
 
-def ask(kind: str, target: str) -> str:
+def ask(kind: str, target: str, at: float | None = None) -> str:
+    if kind == "tran":
+        return ("With every capacitor uncharged and every inductor current zero when the sources switch on at "
+                f"t = 0, what does meter {target} read at t = {at * 1e3:g} ms?")
+    if kind == "ac":
+        return ("With every independent source an AC source of its printed amplitude (all in phase) at "
+                f"f = {at:g} Hz, what is the amplitude of meter {target}?")
     if kind == "meter":
         return f"What does meter {target} read?"
     if kind == "power":
@@ -73,8 +86,47 @@ def ask(kind: str, target: str) -> str:
     return f"With the independent sources off, what is the resistance between the two ends of {target}?"
 
 
-def quantity(net: Netlist, sim: SimResult, kind: str, target: str, run) -> float | None:
-    """The asked value from a simulation (`run(netlist)` simulates extra netlists such as R_eq's)."""
+def ac_netlist(net: Netlist, meter: str) -> tuple[Netlist, str]:
+    """Sources as in-phase AC sources of their printed amplitude, and the trace that reads `meter`'s amplitude
+    (a U meter through a unit VCVS to ground, since traces hold magnitudes)."""
+    out = Netlist(title=net.title)
+    for e in net.elements:
+        value = f"DC 0 AC {e.value}" if e.kind in "VI" and not e.is_ammeter else e.value
+        out.elements.append(Element(e.name, e.nodes, value, e.control))
+    m = next(x for x in net.measures if x.name == meter)
+    if m.expr.startswith("v("):
+        nodes = (list(m.nodes) + ["0"])[:2]
+        out.elements.append(Element("EPROBE", ("nprobe", "0"), "1", tuple(nodes)))
+        return out, "v(nprobe)"
+    return out, f"i({m.nodes[0].lower()})"
+
+
+def dynamic_value(net: Netlist, kind: str, target: str, at: float, run) -> float | None:
+    """A meter at time `at` (kind tran) or its amplitude at frequency `at` (kind ac), from ngspice."""
+    if target not in {m.name for m in net.measures}:
+        return None
+    if kind == "tran":
+        step = at / 200
+        result = run(net, f"tran {step:g} {at:g} 0 {step:g} uic")
+        if not result.ok:
+            return None
+        m = next(x for x in net.measures if x.name == target)
+        last = {k[2:-1]: v[-1] for k, v in result.traces.items() if k.startswith(("v(", "i(")) and v}
+        if m.expr.startswith("v("):
+            a, *rest = [n.lower() for n in m.nodes]
+            return last.get(a, 0.0) - (last.get(rest[0], 0.0) if rest else 0.0)
+        return last.get(m.nodes[0].lower())
+    probe_net, trace = ac_netlist(net, target)
+    result = run(probe_net, f"ac lin 1 {at:g} {at:g}")
+    if not result.ok or not result.traces.get(trace):
+        return None
+    return result.traces[trace][0]
+
+
+def quantity(net: Netlist, sim: SimResult, kind: str, target: str, run, at: float | None = None) -> float | None:
+    """The asked value from a simulation (`run(netlist[, analysis])` simulates extra netlists such as R_eq's)."""
+    if kind in ("tran", "ac"):
+        return dynamic_value(net, kind, target, at, run) if at else None
     if kind == "meter":
         return sim.meters.get(target)
     if kind == "power":
@@ -91,6 +143,10 @@ def quantity(net: Netlist, sim: SimResult, kind: str, target: str, run) -> float
 
 def candidates(circuit: dict, net: Netlist, rng: random.Random) -> list[tuple[str, str]]:
     out = [("meter", m.name) for m in net.measures]
+    if net.measures and any(e.kind in "CL" for e in net.elements):  # reactive circuits: dynamics first
+        dynamic = [(kind, rng.choice(net.measures).name) for kind in ("tran", "ac")]
+        rng.shuffle(out)
+        return dynamic + out
     named = [e for e in net.elements if e.kind in "RVI" and not e.is_ammeter]
     for e in rng.sample(named, min(2, len(named))):
         out.append(("power", e.name))
@@ -122,11 +178,13 @@ def build_questions(circuit: dict, net_full: Netlist, sim: SimResult, run, rng: 
     """Question records (without id) for one circuit; `run(netlist)` simulates helper netlists."""
     out = []
     picks = candidates(circuit, net_full, rng)
-    rng.shuffle(picks)
+    if picks and picks[0][0] != "tran":
+        rng.shuffle(picks)
     for kind, target in picks:
         if len(out) == per_circuit:
             break
-        value = quantity(net_full, sim, kind, target, run)
+        at = rng.choice(TIMES) if kind == "tran" else rng.choice(FREQS) if kind == "ac" else None
+        value = quantity(net_full, sim, kind, target, run, at)
         if value is None or value != value:
             continue
         distract = [-value, value * 10]
@@ -135,11 +193,15 @@ def build_questions(circuit: dict, net_full: Netlist, sim: SimResult, run, rng: 
             alt = remove_resistor(net_full, rng.choice(resistors))
             alt_sim = run(alt)
             if alt_sim.ok:
-                alt_value = quantity(alt, alt_sim, kind, target, run) if kind != "meter" else alt_sim.meters.get(target)
+                alt_value = (alt_sim.meters.get(target) if kind == "meter"
+                             else quantity(alt, alt_sim, kind, target, run, at))
                 if alt_value is not None:
                     distract.append(alt_value)
         options, letter = make_options(value, distract, rng)
-        unit = UNITS["meter_" + target[0]] if kind == "meter" else UNITS[kind]
-        out.append({"text": given_text(circuit) + ask(kind, target), "kind": kind, "target": target,
-                    "value": value, "unit": unit, "options": options, "letter": letter})
+        unit = UNITS["meter_" + target[0]] if kind in METER_KINDS else UNITS[kind]
+        record = {"text": given_text(circuit) + ask(kind, target, at), "kind": kind, "target": target,
+                  "value": value, "unit": unit, "options": options, "letter": letter}
+        if at is not None:
+            record["at"] = at
+        out.append(record)
     return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from toolkit.core.errors import InputError
 from toolkit.maps.netlist import Netlist
 
+WORKER_DIED = "the ngspice worker died"
 SYSDEPS_HINT = "ngspice is not installed; run `make sysdeps` (apt-get install -y ngspice libngspice0-dev)"
 DEFAULT_TRAN = "tran 1u 10m uic"
 DEFAULT_AC = "ac dec 20 1 1meg"
@@ -197,7 +198,7 @@ class PySpiceEngine:
             status, payload = self.conn.recv()
         except (EOFError, OSError):
             self.close(kill=True)
-            status, payload = "error", "the ngspice worker died"
+            status, payload = "error", WORKER_DIED
         ms = (time.perf_counter() - start) * 1e3
         if status != "ok":
             return SimResult(False, "pyspice", ms, error=payload)
@@ -234,7 +235,13 @@ class Simulator:
 
     def run(self, net: Netlist, analysis: str = "op") -> SimResult:
         if self._py is not None:
-            return self._py.run(net, analysis, self.timeout)
+            result = self._py.run(net, analysis, self.timeout)
+            if result.error != WORKER_DIED:
+                return result
+            # the shared library sometimes corrupts its heap on a deck that `ngspice -b` solves: ask the binary
+            fallback = run_subprocess(net, analysis, self.timeout)
+            fallback.engine = "pyspice->ngspice"
+            return fallback
         return run_subprocess(net, analysis, self.timeout)
 
     def close(self) -> None:
