@@ -105,8 +105,9 @@ def simulate(
 @app.command()
 def perceive(
     source: Annotated[str, typer.Argument(help="maps.circuit records (JSONL), an image file, or a folder of images.")],
-    model: Annotated[Path | None, typer.Option("--model", help="A learned PPM (default: assets/maps/ppm), the exemplar "
-                                                "reader (assets/maps/ppm-exemplar) or any local vision-language "
+    model: Annotated[Path | None, typer.Option("--model", help="The exemplar reader (default: "
+                                                "assets/maps/ppm-exemplar), a learned PPM (assets/maps/ppm) "
+                                                "or any local vision-language "
                                                 "model directory.")] = None,
     llm: Annotated[str | None, typer.Option("--llm", help="A vision LLM instead: openai:MODEL@URL.")] = None,
     out: OutOpt = None,
@@ -173,7 +174,8 @@ def answer(
 def solve(
     source: Annotated[str, typer.Argument(help="maps.circuit records or images.")],
     questions: Annotated[Path, typer.Option("--questions", help="maps.question records.")],
-    model: Annotated[Path | None, typer.Option("--model", help="PPM directory (default: assets/maps/ppm).")] = None,
+    model: Annotated[Path | None, typer.Option("--model", help="PPM directory (default: "
+                                                "assets/maps/ppm-exemplar).")] = None,
     engine: EngineOpt = "pyspice",
     timeout: TimeoutOpt = 5.0,
     out: OutOpt = None,

@@ -8,7 +8,7 @@ $R maps generate --tier small --n 1146 --seed 1000 --questions 0 --out-dir runs/
 $R maps generate --tier medium --n 800 --seed 1000 --questions 0 --out-dir runs/maps/train-medium
 $R maps train --data runs/maps/train-small --data runs/maps/train-medium --out assets/maps/ppm --minutes 18 \
   --cache runs/maps/train-256.npz
-# the exemplar reader (a named alternative: --model assets/maps/ppm-exemplar), fitted on the first 310/244 items
+# the exemplar reader (perceive's default while it measures higher), fitted on the first 310/244 items
 $R maps generate --tier small --n 310 --seed 1000 --questions 0 --out-dir runs/maps/exemplar-small
 $R maps generate --tier medium --n 244 --seed 1000 --questions 0 --out-dir runs/maps/exemplar-medium
 $R maps train --kind exemplar --data runs/maps/exemplar-small --data runs/maps/exemplar-medium \
