@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates assets/dsg: training split, the tiny primitive model, the end-to-end baseline, examples, the
 # stand-in schema recording, and the claim figures on fresh seeds (10010 train styles, 10011 held-out styles).
-# Usage: bash assets/dsg/regenerate.sh [all|model|e2e-model|assets|claims]   (default: all, in that order)
-# Each training run is capped at 25 min wall on one thread (`/work/wt/heavy`); see README.md for the figures.
+# Usage: bash assets/dsg/regenerate.sh [all|model|e2e-model|assets|claims]   (default: all, in that order);
+# DSG_CLAIM_N: scenes per concept and split of the claim runs (default 300).
+# Each training run is capped at 20 min wall on one thread (`/work/wt/heavy`); see README.md for the figures.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R="python -m cli"
 stage=${1:-all}
-TRAIN=(--model runs/tiny --images-per-batch 8 --per-image 8 --minutes 25 --epochs 12 --lr 3e-3 --eval-every 300
+TRAIN=(--model runs/tiny --images-per-batch 8 --per-image 8 --minutes 20 --epochs 12 --lr 3e-3 --eval-every 300
        --seed 0)
 if [ "$stage" = all ] || [ "$stage" = model ]; then
   $R dsg gen --concepts tictactoe,maze,stacks --n 1000 --styles train --seed 1 --out runs/tr
@@ -34,7 +35,7 @@ if [ "$stage" = all ] || [ "$stage" = claims ]; then
   for split in train heldout; do
     seed=$([ $split = train ] && echo 10010 || echo 10011)
     d=runs/claims/$split
-    $R dsg gen --n 300 --styles $split --seed $seed --out $d
+    $R dsg gen --n "${DSG_CLAIM_N:-300}" --styles $split --seed $seed --out $d
     $R dsg run --items $d/items.jsonl --model assets/dsg/model --mode dsg -o $d/dsg.jsonl
     $R dsg run --items $d/items.jsonl --model assets/dsg/model --mode direct -o $d/prim-direct.jsonl
     $R dsg run --items $d/items.jsonl --model assets/dsg/e2e-model --mode direct -o $d/e2e-direct.jsonl
