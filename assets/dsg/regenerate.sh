@@ -3,12 +3,12 @@
 # stand-in schema recording, and the claim figures on fresh seeds (10010 train styles, 10011 held-out styles).
 # Usage: bash assets/dsg/regenerate.sh [all|model|e2e-model|assets|claims]   (default: all, in that order);
 # DSG_CLAIM_N: scenes per concept and split of the claim runs (default 300).
-# Each training run is capped at 20 min wall on one thread (`/work/wt/heavy`); see README.md for the figures.
+# Each training run is capped at 8 min wall on one thread (the shipped models; `/work/wt/heavy`); see README.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R="python -m cli"
 stage=${1:-all}
-TRAIN=(--model runs/tiny --images-per-batch 8 --per-image 8 --minutes 20 --epochs 12 --lr 3e-3 --eval-every 300
+TRAIN=(--model runs/tiny --images-per-batch 8 --per-image 8 --minutes 8 --epochs 12 --lr 3e-3 --eval-every 300
        --seed 0)
 if [ "$stage" = all ] || [ "$stage" = model ]; then
   $R dsg gen --concepts tictactoe,maze,stacks --n 1000 --styles train --seed 1 --out runs/tr
