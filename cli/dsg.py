@@ -117,6 +117,10 @@ def train(
     eval_every: Annotated[int | None, typer.Option(help="Also log validation accuracy every N steps.")] = None,
     per_image: Annotated[int | None, typer.Option(help="At most N primitive questions per image (seeded sample).")]
     = None,
+    images_per_batch: Annotated[int | None, typer.Option(min=1, help="Group each step's questions by image: N "
+                                                         "images, each encoded once, with --per-image questions "
+                                                         "each drawn afresh per epoch (--batch-size then only "
+                                                         "sizes evaluation).")] = None,
     seed: SeedOpt = None,
     resume: ResumeOpt = False,
 ):
@@ -141,7 +145,8 @@ def train(
     writer = RecordWriter(None)
     summary = train_model(prims, items, str(model), str(out), minutes=minutes, epochs=epochs, lr=lr,
                           batch_size=batch_size, seed=seed_or_global(seed), eval_every=eval_every,
-                          abstract_repeat=abstract_repeat, per_image=per_image, resume=resume, writer=writer)
+                          abstract_repeat=abstract_repeat, per_image=per_image, images_per_batch=images_per_batch,
+                          resume=resume, writer=writer)
     writer.write(make_record("dsg.train", **summary))
 
 

@@ -1,33 +1,61 @@
 #!/usr/bin/env bash
 # Regenerates assets/dsg: training split, the tiny primitive model, the end-to-end baseline, examples, the
-# stand-in schema recording, and the claim figures on fresh seeds (10000 train styles, 10001 held-out styles).
-# Training runs are capped at 12 min wall each (one thread); see README.md for the measured figures.
+# stand-in schema recording, and the claim figures on fresh seeds (10010 train styles, 10011 held-out styles).
+# Usage: bash assets/dsg/regenerate.sh [all|model|e2e-model|assets|claims]   (default: all, in that order);
+# DSG_CLAIM_N: scenes per concept and split of the claim runs (default 300).
+# Each training run is capped at 8 min wall on one thread (the shipped models; `/work/wt/heavy`); see README.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R="python -m cli"
-$R dsg gen --concepts tictactoe,maze,stacks --n 1000 --styles train --seed 1 --out runs/tr
-$R dsg tiny --data runs/tr/primitives.jsonl --data runs/tr/items.jsonl --out runs/tiny --seed 0
-$R dsg train --data runs/tr/primitives.jsonl --model runs/tiny --out runs/model --per-image 8 --minutes 12 \
-  --epochs 3 --batch-size 16 --lr 2e-3 --eval-every 100 --seed 0
-$R dsg train --data runs/tr/primitives.jsonl --abstract runs/tr/items.jsonl --abstract-repeat 4 --model runs/tiny \
-  --out runs/e2e-model --per-image 8 --minutes 12 --epochs 3 --batch-size 16 --lr 2e-3 --eval-every 100 --seed 0
-for m in model e2e-model; do
-  rm -rf assets/dsg/$m && mkdir -p assets/dsg/$m
-  cp runs/$m/{config.json,generation_config.json,model.safetensors,processor_config.json,tokenizer.json,tokenizer_config.json,tiny_spec.json,train_log.jsonl,train_summary.json} assets/dsg/$m/ 2>/dev/null || true
-  cp runs/$m/*.json assets/dsg/$m/ 2>/dev/null || true
-done
-for s in train heldout; do $R dsg gen --n 4 --styles $s --seed 20000 --out assets/dsg/examples/$s; done
-rm -f assets/dsg/schema-replay.jsonl
-for c in maze tictactoe stacks garden; do
-  $R dsg schema --concept $c --llm py:toolkit.dsg.standin:schema_llm --record assets/dsg/schema-replay.jsonl > /dev/null
-done
-for split in train heldout; do
-  seed=$([ $split = train ] && echo 10000 || echo 10001)
-  $R dsg gen --n 300 --styles $split --seed $seed --out runs/claims/$split
-  $R dsg run --items runs/claims/$split/items.jsonl --model assets/dsg/model --mode dsg -o runs/claims/$split/dsg.jsonl
-  $R dsg run --items runs/claims/$split/items.jsonl --model assets/dsg/model --mode direct -o runs/claims/$split/prim-direct.jsonl
-  $R dsg run --items runs/claims/$split/items.jsonl --model assets/dsg/e2e-model --mode direct -o runs/claims/$split/e2e-direct.jsonl
-  for p in dsg prim-direct e2e-direct; do
-    $R dsg eval --pred runs/claims/$split/$p.jsonl --gold runs/claims/$split/items.jsonl --json > runs/claims/$split/$p.eval.json
+stage=${1:-all}
+TRAIN=(--model runs/tiny --images-per-batch 8 --per-image 8 --minutes 8 --epochs 12 --lr 3e-3 --eval-every 300
+       --seed 0)
+if [ "$stage" = all ] || [ "$stage" = model ]; then
+  $R dsg gen --concepts tictactoe,maze,stacks --n 1000 --styles train --seed 1 --out runs/tr
+  $R dsg tiny --data runs/tr/primitives.jsonl --data runs/tr/items.jsonl --out runs/tiny --seed 0
+  $R dsg train --data runs/tr/primitives.jsonl "${TRAIN[@]}" --out runs/model
+fi
+if [ "$stage" = all ] || [ "$stage" = e2e-model ]; then
+  $R dsg train --data runs/tr/primitives.jsonl --abstract runs/tr/items.jsonl --abstract-repeat 4 "${TRAIN[@]}" \
+    --out runs/e2e-model
+fi
+if [ "$stage" = all ] || [ "$stage" = assets ]; then
+  for m in model e2e-model; do
+    rm -rf assets/dsg/$m && mkdir -p assets/dsg/$m
+    cp runs/$m/*.json runs/$m/train_log.jsonl runs/$m/model.safetensors assets/dsg/$m/
   done
-done
+  for s in train heldout; do $R dsg gen --n 4 --styles $s --seed 20000 --out assets/dsg/examples/$s; done
+  rm -f assets/dsg/schema-replay.jsonl
+  for c in maze tictactoe stacks garden; do
+    $R dsg schema --concept $c --llm py:toolkit.dsg.standin:schema_llm --record assets/dsg/schema-replay.jsonl \
+      > /dev/null
+  done
+fi
+if [ "$stage" = all ] || [ "$stage" = claims ]; then
+  for split in train heldout; do
+    seed=$([ $split = train ] && echo 10010 || echo 10011)
+    d=runs/claims/$split
+    $R dsg gen --n "${DSG_CLAIM_N:-300}" --styles $split --seed $seed --out $d
+    $R dsg run --items $d/items.jsonl --model assets/dsg/model --mode dsg -o $d/dsg.jsonl
+    $R dsg run --items $d/items.jsonl --model assets/dsg/model --mode direct -o $d/prim-direct.jsonl
+    $R dsg run --items $d/items.jsonl --model assets/dsg/e2e-model --mode direct -o $d/e2e-direct.jsonl
+    for p in dsg prim-direct e2e-direct; do
+      $R dsg eval --pred $d/$p.jsonl --gold $d/items.jsonl --json > $d/$p.eval.json
+    done
+    # claim 1: the primitive model on every 4th primitive question of the split
+    python - "$d" <<'PY'
+import json, sys
+from pathlib import Path
+from toolkit.core.vlm import load_vlm
+from toolkit.dsg.data import read_primitives
+from toolkit.dsg.train import accuracy_by_kind, examples_from
+d = Path(sys.argv[1])
+rows = examples_from(read_primitives(d / "primitives.jsonl")[::4], None)
+acc = accuracy_by_kind(load_vlm("assets/dsg/model", device="cpu"), rows)
+n = sum(c for _, c in acc.values())
+out = {"n": n, "accuracy": sum(a * c for a, c in acc.values()) / n, "by_node": acc}
+(d / "primitives.eval.json").write_text(json.dumps(out, indent=1) + "\n")
+print(json.dumps(out))
+PY
+  done
+fi

@@ -51,7 +51,9 @@ def tail_mean(values: list[float], n: int) -> float:
 
 
 def collate(items: list[dict[str, Any]], pad_id: int) -> dict[str, Any]:
-    """Right-pad token tensors; concatenate image tensors along the first axis."""
+    """Right-pad token tensors; concatenate image tensors along the first axis. Items that share one
+    `pixel_values` tensor (several questions about one image) keep one copy of it, and `image_index`
+    names each row's image: the vision tower then encodes every image once (`forward`)."""
     import torch
 
     width = max(int(it["input_ids"].shape[0]) for it in items)
@@ -62,10 +64,43 @@ def collate(items: list[dict[str, Any]], pad_id: int) -> dict[str, Any]:
             t = it[key]
             rows.append(torch.cat([t, torch.full((width - t.shape[0],), fill, dtype=t.dtype)]))
         out[key] = torch.stack(rows)
+    shared = _shared_images(items)
+    if shared is not None:
+        out["image_index"], out["pixel_values"] = shared
     for key in items[0]:
         if key not in out:
             out[key] = torch.cat([it[key] for it in items], dim=0)
     return out
+
+
+def _shared_images(items: list[dict[str, Any]]):
+    """(row -> image index, unique pixel tensors) when some items share one pixel tensor, else None."""
+    import torch
+
+    if "pixel_values" not in items[0]:
+        return None
+    slots: dict[int, int] = {}
+    unique = []
+    for it in items:
+        key = id(it["pixel_values"])
+        if key not in slots:
+            slots[key] = len(unique)
+            unique.append(it["pixel_values"])
+    if len(unique) == len(items):
+        return None
+    return torch.tensor([slots[id(it["pixel_values"])] for it in items]), torch.cat(unique, dim=0)
+
+
+def forward(model, batch: dict[str, Any]):
+    """model(**batch); with `image_index` (from `collate`) each distinct image goes through the vision
+    tower once and its features serve every row that asks about it."""
+    if "image_index" not in batch:
+        return model(**batch)
+    rest = {k: v for k, v in batch.items() if k not in ("image_index", "pixel_values")}
+    encoded = model.get_image_features(pixel_values=batch["pixel_values"], return_dict=True)
+    features = encoded.pooler_output
+    encoded.pooler_output = [features[int(i)] for i in batch["image_index"]]
+    return model(**rest, mm_encoder_outputs={"image": encoded})
 
 
 def prepare_model(model, *, full: bool, lora_r: int = 16, lora_alpha: int = 32, lora_dropout: float = 0.0,
@@ -95,9 +130,9 @@ def answer_loss(model, batch: dict[str, Any], first_token_weight: float = 1.0):
     import torch.nn.functional as F
 
     if first_token_weight == 1.0:
-        return model(**batch).loss
+        return forward(model, batch).loss
     labels = batch["labels"]
-    logits = model(**{k: v for k, v in batch.items() if k != "labels"}).logits[:, :-1].float()
+    logits = forward(model, {k: v for k, v in batch.items() if k != "labels"}).logits[:, :-1].float()
     target = labels[:, 1:]
     mask = target != -100
     ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.clamp(min=0).reshape(-1),
@@ -131,7 +166,7 @@ def evaluate_loss(model, items: list[dict[str, Any]], pad_id: int, batch_size: i
         for i in range(0, len(items), batch_size):
             chunk = items[i:i + batch_size]
             batch = {k: v.to(device) for k, v in collate(chunk, pad_id).items()}
-            loss = model(**batch).loss
+            loss = forward(model, batch).loss
             n = int((batch["labels"][:, 1:] != -100).sum())
             total += float(loss) * n
             count += n
@@ -218,9 +253,11 @@ def _comparable(cfg: SFTConfig) -> dict[str, Any]:
 
 def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: list[dict[str, Any]],
         resume: bool = False, on_epoch: Callable[[Any, int], dict[str, Any]] | None = None,
-        writer: RecordWriter | None = None) -> dict[str, Any]:
+        writer: RecordWriter | None = None,
+        batch_plan: Callable[[int], list[list[int]]] | None = None) -> dict[str, Any]:
     """Train on encoded items; `on_epoch(model, step)` adds fields (e.g. accuracies) to the evaluation's log
-    record. Returns the summary; the final weights go to cfg.out."""
+    record. `batch_plan(epoch)` (deterministic) lists an epoch's batches of item indices (default: seeded
+    shuffles cut into `batch_size`). Returns the summary; the final weights go to cfg.out."""
     import time
 
     import torch
@@ -240,7 +277,10 @@ def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: 
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
-    per_epoch = math.ceil(len(train_items) / cfg.batch_size)
+    if batch_plan is None:
+        def batch_plan(epoch: int) -> list[list[int]]:
+            return epoch_batches(len(train_items), cfg.batch_size, cfg.seed, epoch)
+    per_epoch = len(batch_plan(0))
     scheduled = int(math.ceil(per_epoch * cfg.epochs))
     total = scheduled if cfg.max_steps is None else min(scheduled, cfg.max_steps)
     lr_at = warmup_cosine(cfg.lr, cfg.warmup, scheduled)
@@ -254,11 +294,14 @@ def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: 
     log = RecordWriter(out / "train_log.jsonl", append=resume)
     start, first_step = time.monotonic(), step
     capped = False
+    plan, plan_epoch = [], -1
     with console.progress_bar(total, "training") as advance:
         advance(step)
         while step < total:
             epoch, index = divmod(step, per_epoch)
-            chosen = [train_items[i] for i in epoch_batches(len(train_items), cfg.batch_size, cfg.seed, epoch)[index]]
+            if index == 0 or plan_epoch != epoch:
+                plan, plan_epoch = batch_plan(epoch), epoch
+            chosen = [train_items[i] for i in plan[index]]
             batch = {k: v.to(vlm.device) for k, v in collate(chosen, pad_id).items()}
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(step)

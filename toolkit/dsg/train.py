@@ -46,7 +46,7 @@ def examples_from(prims: list[dict[str, Any]], items: list[dict[str, Any]] | Non
     for it in items or []:
         rows.append({"image": it["image"], "question": direct_question(with_options(it["question"], it.get("choices"))),
                      "answer": it["answer"],
-                     "kind": it.get("task") or "abstract", "concept": it["concept"]})
+                     "kind": it.get("task") or "abstract", "concept": it["concept"], "abstract": True})
     return rows
 
 
@@ -124,11 +124,49 @@ def cap_per_image(prims: list[dict[str, Any]], per_image: int | None, seed: int)
     return out
 
 
+def grouped_plan(rows: list[dict[str, Any]], images_per_batch: int, per_image: int | None, seed: int):
+    """A batch plan (epoch -> batches of row indices) of `images_per_batch` images per step, each with its
+    abstract questions and then up to `per_image` questions in all, drawn afresh every epoch round-robin over
+    node types (a maze's start and goal are asked as often as its 24 walls). Each image is then encoded once
+    per step for all its questions."""
+    by_image: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        by_image[r["image"]].append(i)
+    images = sorted(by_image)
+
+    def pick(indices: list[int], rng: random.Random) -> list[int]:
+        chosen = [i for i in indices if rows[i].get("abstract")]
+        by_kind: dict[str, list[int]] = defaultdict(list)
+        for i in indices:
+            if not rows[i].get("abstract"):
+                by_kind[rows[i]["kind"]].append(i)
+        pools = [rng.sample(v, len(v)) for _, v in sorted(by_kind.items())]
+        rng.shuffle(pools)
+        limit = per_image if per_image is not None else len(indices)
+        while len(chosen) < limit and any(pools):
+            for pool in pools:
+                if pool and len(chosen) < limit:
+                    chosen.append(pool.pop())
+        return chosen
+
+    def plan(epoch: int) -> list[list[int]]:
+        rng = random.Random(f"{seed}/{epoch}")
+        order = rng.sample(images, len(images))
+        return [[i for image in order[g:g + images_per_batch] for i in pick(by_image[image], rng)]
+                for g in range(0, len(order), images_per_batch)]
+
+    return plan
+
+
 def train_model(prims: list[dict[str, Any]], items: list[dict[str, Any]] | None, model: str, out: str, *,
                 minutes: float, epochs: float = 3.0, lr: float = 2e-3, batch_size: int = 16, seed: int = 0,
                 val_images: int = 60, eval_every: int | None = None, abstract_repeat: int = 1,
-                per_image: int | None = None, resume: bool = False, writer=None) -> dict[str, Any]:
-    rows = examples_from(cap_per_image(prims, per_image, seed), None)
+                per_image: int | None = None, images_per_batch: int | None = None, resume: bool = False,
+                writer=None) -> dict[str, Any]:
+    """With `images_per_batch`, steps group questions by image (`grouped_plan`; `per_image` is then drawn
+    afresh each epoch and `batch_size` only sizes evaluation); else shuffled batches of `batch_size` over at
+    most `per_image` fixed questions per image."""
+    rows = examples_from(prims if images_per_batch else cap_per_image(prims, per_image, seed), None)
     abstract = examples_from([], items) * abstract_repeat
     train_rows, val_rows = split_by_image(rows + abstract, val_images, seed)
     if not train_rows:
@@ -157,7 +195,8 @@ def train_model(prims: list[dict[str, Any]], items: list[dict[str, Any]] | None,
 
     cfg = SFTConfig(model=model, out=out, full=True, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
                     max_minutes=minutes, warmup=30, eval_every=eval_every, log_type="dsg.train_log")
-    summary = sft(cfg, vlm, train_items, val_items, resume=resume, on_epoch=on_eval, writer=writer)
+    plan = grouped_plan(train_rows, images_per_batch, per_image, seed) if images_per_batch else None
+    summary = sft(cfg, vlm, train_items, val_items, resume=resume, on_epoch=on_eval, writer=writer, batch_plan=plan)
     summary["majority_rate"] = majority
     return summary
 
