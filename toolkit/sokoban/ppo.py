@@ -29,8 +29,11 @@ class PPOConfig:
     value_coef: float = 0.5
     clip: float = 0.2
     epochs: int = 2
-    minibatches: int = 2
+    minibatches: int = 4  # 4 x 2 = 8 optimizer steps per unroll batch, at the compute of 2 x 2
     max_grad_norm: float = 2.5
+    # returns reach ~11 (+10 solve bonus); unscaled, the value loss dominates the clipped gradient norm and
+    # starves the policy update, so the learner sees rewards x0.1 (the env's rewards are unchanged)
+    reward_scale: float = 0.1
     curriculum_switch: float = 0.6  # 1-box solve rate (recent episodes) at which 2-box levels join
     log_every: int = 20
 
@@ -79,7 +82,7 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
                 buf_act.append(action)
                 buf_logp.append(dist.log_prob(action))
                 buf_val.append(value)
-                buf_rew.append(torch.from_numpy(rew))
+                buf_rew.append(torch.from_numpy(rew).float() * ppo.reward_scale)
                 buf_done.append(torch.from_numpy(done))
                 obs = torch.from_numpy(env.observe().copy())
                 state = state * torch.from_numpy(~done).float().view(-1, 1, 1, 1, 1, 1)
