@@ -582,9 +582,11 @@ def show(
     concept: Annotated[str, typer.Option("--concept", help="CA or CB.")] = "CA",
     layer: Annotated[int | None, typer.Option("--layer", min=0, help="Layer decoded (default: the top).")] = None,
     steps: Annotated[int, typer.Option("--steps", min=1, help="Env steps shown.")] = 3,
+    gif: Annotated[Path | None, typer.Option("--gif", help="Also draw the arrows per step and tick as a GIF.")] = None,
     out: OutOpt = None,
 ):
-    """The decoded plan as arrows per step and tick: one sokoban.plan record each (rows of ^ v < > over the level).
+    """The decoded plan as arrows per step and tick: one sokoban.plan record each (rows of ^ v < > over the level);
+    with --gif, an animated GIF with one frame per step and tick.
 
     Example: reason sokoban show assets/sokoban/levels/test.txt --probes assets/sokoban/probes.safetensors
     """
@@ -606,11 +608,14 @@ def show(
     key = probe_key(concept, "cell", d, 1)
     if key not in table:
         raise InputError(f"{probes}: no probe '{key}'")
-    (ep,) = rollout(agent, [level], keep_states=True, max_state_steps=steps)
+    from toolkit.sokoban.render import frame, obs_rows, write_gif
+
+    (ep,) = rollout(agent, [level], keep_obs=True, keep_states=True, max_state_steps=steps)
     arrows = np.array(list(" ^v<>"))
-    base = [row[1:-1] for row in level.rows()[1:-1]]
+    frames = []
     with open_writer(out) as writer:
         for step, states in enumerate(ep.states):
+            base = obs_rows(ep.obs[step])
             for tick in range(states.shape[0]):
                 grid = states[tick, 0, d][None].astype(np.float32)
                 pred = predict(*table[key], features(grid, 1)).reshape(agent.cfg.grid)
@@ -618,3 +623,9 @@ def show(
                         for r, line in enumerate(pred)]
                 writer.write(make_record("sokoban.plan", id=level.id, step=step, tick=tick, layer=d,
                                          concept=concept, rows=rows))
+                if gif is not None:
+                    frames.append(frame(base, pred, f"{concept} L{d} step {step} tick {tick}"))
+        if gif is not None:
+            write_gif(frames, gif)
+            writer.write(make_record("sokoban.plan_gif", id=level.id, path=str(gif), frames=len(frames),
+                                     concept=concept, layer=d))
