@@ -13,7 +13,7 @@ import torch
 
 from toolkit.core import console
 from toolkit.sokoban.drc import AgentConfig, DRCAgent
-from toolkit.sokoban.env import BatchEnv
+from toolkit.sokoban.env import CAP, BatchEnv
 from toolkit.sokoban.levels import Level
 
 
@@ -34,6 +34,7 @@ class PPOConfig:
     # returns reach ~11 (+10 solve bonus); unscaled, the value loss dominates the clipped gradient norm and
     # starves the policy update, so the learner sees rewards x0.1 (the env's rewards are unchanged)
     reward_scale: float = 0.1
+    cap: int = CAP  # episode step cap while training (evaluation keeps the env's 120)
     curriculum_switch: float = 0.6  # 1-box solve rate (recent episodes) at which 2-box levels join
     log_every: int = 20
 
@@ -58,7 +59,7 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
     rng = np.random.default_rng(seed)
     agent = DRCAgent(cfg)
     opt = torch.optim.Adam(agent.parameters(), lr=ppo.lr, eps=ppo.adam_eps)
-    env = BatchEnv(levels, ppo.envs, seed=seed)
+    env = BatchEnv(levels, ppo.envs, seed=seed, cap=ppo.cap)
     two_share = 0.0
     env.weights = _curriculum_weights(levels, two_share)
     state = agent.initial_state(ppo.envs)
