@@ -472,7 +472,6 @@ def intervene(
     if control not in ("random", "none"):
         raise InputError(f"--control {control}: expected random or none")
     agent = _agent(agent_path)
-    table = _probes_for(agent, probes)
     bad = BadLines()
     all_cases = []
     for i, rec in enumerate(read_records(str(cases_path), types=["sokoban.case"], skip_bad=skip_bad, bad=bad), 1):
@@ -483,6 +482,7 @@ def intervene(
     report_bad(bad)
     if not all_cases:
         raise InputError(f"{cases_path}: no cases")
+    table = _probes_for(agent, probes)
     pick = [c for c in all_cases if c.get("half") == "pick"] or all_cases[::2]
     test = [c for c in all_cases if c.get("half") == "test"] or all_cases[1::2] or all_cases
     s = seed_or_global(seed)
