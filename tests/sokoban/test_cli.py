@@ -12,6 +12,7 @@ import torch
 from tests.conftest import ROOT
 from toolkit.sokoban.drc import AgentConfig, DRCAgent, save_agent
 
+LEVEL6 = "; b\n########\n#@$.   #\n#      #\n#      #\n#      #\n#      #\n#      #\n########\n\n"
 LEVEL = "; a\n######\n#@$. #\n#    #\n#    #\n#    #\n######\n\n"  # 4x4 interior, one push
 
 
@@ -88,3 +89,16 @@ def test_bad_options(tmp_path, capsys, monkeypatch, agent_dir, args, message):
     code, out, err = _main(capsys, monkeypatch, *full)
     assert code == 2 and message in err and err.count("\n") == 1, err
     assert not (tmp_path / "p").exists()
+
+
+def test_probes_of_another_agent(tmp_path, capsys, monkeypatch, agent_dir):
+    import numpy as np
+
+    from toolkit.sokoban.probes import save_probes
+
+    save_probes({"CA.cell.L0.k1": (np.zeros((5, 4), np.float32), np.zeros(5, np.float32))}, tmp_path / "p.safetensors",
+                "0123456789abcdef", {})
+    (tmp_path / "l.txt").write_text(LEVEL6)
+    code, out, err = _main(capsys, monkeypatch, "sokoban", "ticks", str(tmp_path / "l.txt"), "--agent", str(agent_dir),
+                           "--probes", str(tmp_path / "p.safetensors"))
+    assert code == 2 and out == "" and "probes of another agent" in err
