@@ -1,5 +1,5 @@
-"""PPO for the recurrent agent, with the official V-trace run's values (lambda 0.97, unroll 20, lr 4e-4,
-entropy 1e-2, Adam eps 1e-4), clip 0.2, the recurrent state stored at each unroll's start, and a
+"""PPO for the recurrent agent, with the official V-trace run's values (lambda 0.97, unroll 20, entropy 1e-2,
+Adam eps 1e-4; lr 1e-3 instead of 4e-4 at CPU scale), clip 0.2, the recurrent state stored at each unroll's start, and a
 1 -> 2 box curriculum (2-box levels join once 1-box episodes are solved often enough).
 """
 
@@ -23,7 +23,9 @@ class PPOConfig:
     unroll: int = 20
     gamma: float = 0.97
     lam: float = 0.97
-    lr: float = 4e-4
+    # the official 4e-4 suits its 250M-frame run; in a 20-minute CPU budget (~0.25M frames) it left the 6x6 policy
+    # at the random policy's solve rate after 128k frames, so the default is 2.5x larger
+    lr: float = 1e-3
     adam_eps: float = 1e-4
     entropy: float = 1e-2
     value_coef: float = 0.5
