@@ -36,6 +36,7 @@ class PPOConfig:
     # returns reach ~11 (+10 solve bonus); unscaled, the value loss dominates the clipped gradient norm and
     # starves the policy update, so the learner sees rewards x0.1 (the env's rewards are unchanged)
     reward_scale: float = 0.1
+    normalize_advantages: bool = False  # unit-variance advantages turn reward-free noise into full-size policy steps
     cap: int = CAP  # episode step cap while training (evaluation keeps the env's 120)
     curriculum_switch: float = 0.6  # 1-box solve rate (recent episodes) at which 2-box levels join
     log_every: int = 20
@@ -114,7 +115,8 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
                 dist = torch.distributions.Categorical(logits=torch.stack(logits_all))
                 logp = dist.log_prob(act_t[:, idx_t])
                 a = adv[:, idx_t]
-                a = (a - a.mean()) / (a.std() + 1e-8)
+                if ppo.normalize_advantages:
+                    a = (a - a.mean()) / (a.std() + 1e-8)
                 ratio = torch.exp(logp - logp_t[:, idx_t])
                 pg = -torch.min(ratio * a, ratio.clamp(1 - ppo.clip, 1 + ppo.clip) * a).mean()
                 vloss = 0.5 * (torch.stack(values_all) - returns[:, idx_t]).pow(2).mean()
