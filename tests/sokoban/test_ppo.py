@@ -16,8 +16,9 @@ def _one_push(split: str, n: int):
     return [lv for lv, _, pushes in generate(n, (4, 4), [1], 20, split, 0, 1) if pushes == 1]
 
 
-@pytest.mark.xfail(strict=True, reason="measured: greedy solve rate 8% -> 22% (+14 points) after 20 s on a shared "
-                                       "core (56 updates, 7k transitions); PPO from scratch needs more transitions")
+@pytest.mark.xfail(strict=True, reason="measured: greedy held-out solve rate 8% -> 16-22% (+8 to +14 points) after "
+                                       "20 s on a shared core (~55 updates, ~7k transitions); PPO from scratch needs "
+                                       "more transitions than 20 s give")
 def test_twenty_second_ppo_gains_thirty_points():
     train_levels, test_levels = _one_push("train", 300), _one_push("test", 300)[:100]
     cfg = AgentConfig(depth=1, ticks=1, channels=8, grid=(4, 4), hidden=32)
