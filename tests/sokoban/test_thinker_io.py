@@ -96,11 +96,17 @@ def test_import_cli_and_bad_inputs(reason, tmp_path):
         want = sd[k][:4 * C] if ".main." in k else sd[k]
         assert torch.equal(back[k][:4 * C] if ".main." in k else back[k], want), k
 
+
+
+def test_pickle_without_trust_is_refused(tmp_path, capsys, monkeypatch):
+    from tests.sokoban.test_cli import _main
+
     pickle = tmp_path / "ckp.tar"
-    torch.save({"actor_net_state_dict": sd}, str(pickle))
-    res = reason("sokoban", "import", "--thinker", str(pickle), "-o", str(tmp_path / "p"))
-    assert res.returncode == 2 and "--trust-pickle" in res.stderr and not (tmp_path / "p").exists()
-    assert res.stderr.count("\n") == 1
+    torch.save({"actor_net_state_dict": _synthetic(2)}, str(pickle))
+    code, out, err = _main(capsys, monkeypatch, "sokoban", "import", "--thinker", str(pickle),
+                           "-o", str(tmp_path / "p"))
+    assert code == 2 and out == "" and "--trust-pickle" in err and err.count("\n") == 1
+    assert not (tmp_path / "p").exists()
 
 
 def test_pickle_with_trust_and_bad_shapes(tmp_path):
