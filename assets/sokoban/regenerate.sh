@@ -44,6 +44,9 @@ timed $R sokoban ticks "$OUT/levels/test.txt" --agent "$OUT/agent" --probes "$OU
 
 # claim 3: interventions on solver-built cases (val levels: disjoint from the test levels used above)
 timed $R sokoban cases "$OUT/levels/val.txt" --agent "$OUT/agent" -o "$OUT/cases.jsonl"
+if [ ! -s "$OUT/cases.jsonl" ]; then  # an agent that solves (almost) nothing yields no case: nothing to intervene on
+  log "no intervention cases"; rm -rf "$OUT/work"; exit 0
+fi
 timed $R --seed 0 sokoban intervene --agent "$OUT/agent" --cases "$OUT/cases.jsonl" --probes "$OUT/probes.safetensors" \
   --alphas 0.25,0.5,1,2,4 --control random > "$OUT/results/interventions.jsonl"
 rm -rf "$OUT/work"
