@@ -23,8 +23,9 @@ class PPOConfig:
     unroll: int = 20
     gamma: float = 0.97
     lam: float = 0.97
-    # the official 4e-4 suits its 250M-frame run; in a 20-minute CPU budget (~0.25M frames) it left the 6x6 policy
-    # at the random policy's solve rate after 128k frames, so the default is 2.5x larger
+    # the official 4e-4 suits its 250M-frame run; in a 20-minute CPU budget (~0.25M frames) it had not moved the 6x6
+    # policy after 128k frames. 1e-3 is no cure either: the shipped 20-minute agent is still near-uniform
+    # (assets/sokoban/README.md)
     lr: float = 1e-3
     adam_eps: float = 1e-4
     entropy: float = 1e-2
