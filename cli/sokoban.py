@@ -472,7 +472,6 @@ def intervene(
     if control not in ("random", "none"):
         raise InputError(f"--control {control}: expected random or none")
     agent = _agent(agent_path)
-    table = _probes_for(agent, probes)
     bad = BadLines()
     all_cases = []
     for i, rec in enumerate(read_records(str(cases_path), types=["sokoban.case"], skip_bad=skip_bad, bad=bad), 1):
@@ -483,6 +482,7 @@ def intervene(
     report_bad(bad)
     if not all_cases:
         raise InputError(f"{cases_path}: no cases")
+    table = _probes_for(agent, probes)
     pick = [c for c in all_cases if c.get("half") == "pick"] or all_cases[::2]
     test = [c for c in all_cases if c.get("half") == "test"] or all_cases[1::2] or all_cases
     s = seed_or_global(seed)
@@ -514,23 +514,64 @@ def intervene(
 
 @app.command()
 def export(
-    onnx: Annotated[Path, typer.Option("--onnx", help="ONNX file to write (one agent step).")],
+    onnx: Annotated[Path | None, typer.Option("--onnx", help="ONNX file to write (one agent step).")] = None,
+    thinker: Annotated[Path | None, typer.Option("--thinker", help="Thinker-format .safetensors to write.")] = None,
     agent_path: AgentOpt = None,
 ):
-    """Export one step (obs, state) -> (logits, value, new state) to ONNX and check it against torch.
+    """Export one step (obs, state) -> (logits, value, new state) to ONNX and check it against torch, and/or the
+    weights as a Thinker DRCNet state dict (which `import --thinker` reads back).
 
     Example: reason sokoban export --agent assets/sokoban/agent --onnx agent.onnx
     """
+    if onnx is None and thinker is None:
+        raise InputError("export: give --onnx FILE and/or --thinker FILE")
+    agent = _agent(agent_path)
+    with open_writer(None) as writer:
+        if onnx is not None:
+            from toolkit.core.extras import require
+
+            require("rl", "onnx", "onnxruntime")
+            from toolkit.sokoban.export import export_onnx, max_difference
+
+            export_onnx(agent, onnx)
+            writer.write(make_record("sokoban.export", path=str(onnx), format="onnx", bytes=onnx.stat().st_size,
+                                     max_abs_diff=max_difference(agent, onnx), agent_hash=agent.fingerprint))
+        if thinker is not None:
+            from safetensors.torch import save_file
+
+            from toolkit.sokoban.thinker_io import to_thinker
+
+            thinker.parent.mkdir(parents=True, exist_ok=True)
+            save_file({k: v.contiguous() for k, v in to_thinker(agent).items()}, str(thinker))
+            writer.write(make_record("sokoban.export", path=str(thinker), format="thinker",
+                                     bytes=thinker.stat().st_size, agent_hash=agent.fingerprint))
+
+
+@app.command("import")
+def import_thinker(
+    thinker: Annotated[Path, typer.Option("--thinker", help="Thinker DRC actor (.tar, .pt, .safetensors).")],
+    out_dir: Annotated[Path, typer.Option("--out", "-o", help="Agent directory to write.")],
+    ticks: Annotated[int, typer.Option("--ticks", min=1, help="Ticks per step N (the official DRC(3,3): 3).")] = 3,
+    trust_pickle: Annotated[bool, typer.Option("--trust-pickle", help="Allow loading a pickle checkpoint.")] = False,
+):
+    """Convert a Thinker-format DRC actor (e.g. Bush et al.'s ckp_actor_realstep250m.tar) into an agent directory
+    that every other command takes via --agent; levels must match its grid (8x8 interiors of Boxoban 10x10 files).
+
+    Example: reason sokoban import --thinker ckp_actor_realstep250m.tar --trust-pickle -o drc33
+    """
     from toolkit.core.extras import require
 
-    require("rl", "onnx", "onnxruntime")
-    from toolkit.sokoban.export import export_onnx, max_difference
+    require("ml", "torch", "safetensors")
+    from toolkit.sokoban.drc import load_agent, save_agent
+    from toolkit.sokoban.thinker_io import from_thinker, load_thinker_file
 
-    agent = _agent(agent_path)
-    export_onnx(agent, onnx)
+    agent = from_thinker(load_thinker_file(thinker, trust_pickle), ticks, str(thinker))
+    save_agent(agent, out_dir, {"imported_from": str(thinker), "format": "thinker"}, half=False)
+    loaded = load_agent(out_dir)
     with open_writer(None) as writer:
-        writer.write(make_record("sokoban.export", path=str(onnx), format="onnx", bytes=onnx.stat().st_size,
-                                 max_abs_diff=max_difference(agent, onnx), agent_hash=agent.fingerprint))
+        writer.write(make_record("sokoban.imported", dir=str(out_dir), source=str(thinker), depth=agent.cfg.depth,
+                                 ticks=ticks, channels=agent.cfg.channels, grid=list(agent.cfg.grid),
+                                 agent_hash=loaded.fingerprint, config_hash=agent.cfg.digest()))
 
 
 @app.command()
@@ -541,9 +582,11 @@ def show(
     concept: Annotated[str, typer.Option("--concept", help="CA or CB.")] = "CA",
     layer: Annotated[int | None, typer.Option("--layer", min=0, help="Layer decoded (default: the top).")] = None,
     steps: Annotated[int, typer.Option("--steps", min=1, help="Env steps shown.")] = 3,
+    gif: Annotated[Path | None, typer.Option("--gif", help="Also draw the arrows per step and tick as a GIF.")] = None,
     out: OutOpt = None,
 ):
-    """The decoded plan as arrows per step and tick: one sokoban.plan record each (rows of ^ v < > over the level).
+    """The decoded plan as arrows per step and tick: one sokoban.plan record each (rows of ^ v < > over the level);
+    with --gif, an animated GIF with one frame per step and tick.
 
     Example: reason sokoban show assets/sokoban/levels/test.txt --probes assets/sokoban/probes.safetensors
     """
@@ -565,11 +608,14 @@ def show(
     key = probe_key(concept, "cell", d, 1)
     if key not in table:
         raise InputError(f"{probes}: no probe '{key}'")
-    (ep,) = rollout(agent, [level], keep_states=True, max_state_steps=steps)
+    from toolkit.sokoban.render import frame, obs_rows, write_gif
+
+    (ep,) = rollout(agent, [level], keep_obs=True, keep_states=True, max_state_steps=steps)
     arrows = np.array(list(" ^v<>"))
-    base = [row[1:-1] for row in level.rows()[1:-1]]
+    frames = []
     with open_writer(out) as writer:
         for step, states in enumerate(ep.states):
+            base = obs_rows(ep.obs[step])
             for tick in range(states.shape[0]):
                 grid = states[tick, 0, d][None].astype(np.float32)
                 pred = predict(*table[key], features(grid, 1)).reshape(agent.cfg.grid)
@@ -577,3 +623,9 @@ def show(
                         for r, line in enumerate(pred)]
                 writer.write(make_record("sokoban.plan", id=level.id, step=step, tick=tick, layer=d,
                                          concept=concept, rows=rows))
+                if gif is not None:
+                    frames.append(frame(base, pred, f"{concept} L{d} step {step} tick {tick}"))
+        if gif is not None:
+            write_gif(frames, gif)
+            writer.write(make_record("sokoban.plan_gif", id=level.id, path=str(gif), frames=len(frames),
+                                     concept=concept, layer=d))

@@ -17,7 +17,8 @@ if [ ! -f "$OUT/agent/model.safetensors" ]; then
   timed $R --seed 0 sokoban train -o "$OUT/agent" --arch 2,2 --channels 16 --size 6 --boxes 1,2 --envs 64 \
     --minutes "$MINUTES" > "$OUT/results/trained.jsonl"
 fi
-if [ ! -f "$OUT/ff_agent/model.safetensors" ]; then  # the same-size feed-forward baseline, trained as long
+# the same-size feed-forward baseline, trained as long (TRAIN_FF=0: trained elsewhere, e.g. in a parallel slot)
+if [ "${TRAIN_FF:-1}" = 1 ] && [ ! -f "$OUT/ff_agent/model.safetensors" ]; then
   timed $R --seed 0 sokoban train -o "$OUT/ff_agent" --arch ff --channels 16 --size 6 --boxes 1,2 --envs 64 \
     --minutes "$MINUTES" > "$OUT/results/trained-ff.jsonl"
 fi
@@ -29,7 +30,9 @@ timed $R --seed 1 sokoban gen --size 6 --boxes 1,2 --n "$EPISODES" --max-moves 4
 # claim 1: solve rates (agent, think curve with McNemar; random policy; feed-forward baseline when trained)
 timed $R sokoban play "$OUT/levels/test.txt" --agent "$OUT/agent" --think 0,1,2,4,8 --no-episodes > "$OUT/results/solve_rates.jsonl"
 timed $R --seed 0 sokoban play "$OUT/levels/test.txt" --agent random --no-episodes > "$OUT/results/random.jsonl"
-timed $R sokoban play "$OUT/levels/test.txt" --agent "$OUT/ff_agent" --no-episodes > "$OUT/results/ff.jsonl"
+if [ -f "$OUT/ff_agent/model.safetensors" ]; then
+  timed $R sokoban play "$OUT/levels/test.txt" --agent "$OUT/ff_agent" --no-episodes > "$OUT/results/ff.jsonl"
+fi
 
 # claim 2: probes (train episodes on probe-train levels, test episodes on the test levels)
 timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$OUT/agent" --episodes "$EPISODES" -o "$OUT/work/A.safetensors"
@@ -41,6 +44,9 @@ timed $R sokoban ticks "$OUT/levels/test.txt" --agent "$OUT/agent" --probes "$OU
 
 # claim 3: interventions on solver-built cases (val levels: disjoint from the test levels used above)
 timed $R sokoban cases "$OUT/levels/val.txt" --agent "$OUT/agent" -o "$OUT/cases.jsonl"
+if [ ! -s "$OUT/cases.jsonl" ]; then  # an agent that solves (almost) nothing yields no case: nothing to intervene on
+  log "no intervention cases"; rm -rf "$OUT/work"; exit 0
+fi
 timed $R --seed 0 sokoban intervene --agent "$OUT/agent" --cases "$OUT/cases.jsonl" --probes "$OUT/probes.safetensors" \
   --alphas 0.25,0.5,1,2,4 --control random > "$OUT/results/interventions.jsonl"
 rm -rf "$OUT/work"

@@ -19,3 +19,17 @@ def gen_levels():
 @pytest.fixture
 def one_push():
     return parse_text(ONE_PUSH, "one-push")[0]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_torch_thread():
+    """Batch-64 steps of a 16-channel net are too small for threads; on a shared machine they cost 10x."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -121,15 +121,16 @@ class DRCAgent(nn.Module):
         return self.policy(z), self.baseline(z).squeeze(-1), state
 
 
-def save_agent(agent: DRCAgent, out: Path, log: dict | None = None) -> None:
+def save_agent(agent: DRCAgent, out: Path, log: dict | None = None, half: bool = True) -> None:
     from safetensors.torch import save_file
 
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps({**agent.cfg.to_json(), "config_hash": agent.cfg.digest()},
                                                 indent=1) + "\n")
     # float16 storage keeps the shipped agent under 1 MB; loading widens it back to float32
-    half = {k: v.detach().half().contiguous() for k, v in agent.state_dict().items()}
-    save_file(half, str(out / "model.safetensors"))
+    tensors = {k: (v.detach().half() if half else v.detach().float()).contiguous()
+               for k, v in agent.state_dict().items()}
+    save_file(tensors, str(out / "model.safetensors"))
     if log is not None:
         (out / "train_log.json").write_text(json.dumps(log, indent=1) + "\n")
 

@@ -1,0 +1,104 @@
+"""The CLI end to end: gen | solve as a user pipes it, and every bad input as one error line with exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from tests.conftest import ROOT
+from toolkit.sokoban.drc import AgentConfig, DRCAgent, save_agent
+
+LEVEL6 = "; b\n########\n#@$.   #\n#      #\n#      #\n#      #\n#      #\n#      #\n########\n\n"
+LEVEL = "; a\n######\n#@$. #\n#    #\n#    #\n#    #\n######\n\n"  # 4x4 interior, one push
+
+
+def _main(capsys, monkeypatch, *args: str):
+    """The real entry point in-process (startup-free): (exit code, stdout, stderr)."""
+    from cli.main import main
+
+    monkeypatch.setattr(sys, "argv", ["reason", *args])
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def agent_dir(tmp_path):
+    torch.manual_seed(0)
+    save_agent(DRCAgent(AgentConfig(depth=1, ticks=1, channels=4, grid=(6, 6), hidden=16)), tmp_path / "agent")
+    return tmp_path / "agent"
+
+
+def test_gen_pipe_solve(tmp_path):
+    cmd = (f"{sys.executable} -m cli --seed 3 sokoban gen --size 5 --boxes 1 --n 3 --max-moves 20 --split test | "
+           f"{sys.executable} -m cli sokoban solve - --algo astar")
+    res = subprocess.run(cmd, shell=True, capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 0, res.stderr
+    sols = [json.loads(line) for line in res.stdout.splitlines()]
+    assert len(sols) == 3 and all(s["type"] == "sokoban.solution" and s["solved"] for s in sols)
+    assert all(len(s["lurd"]) == s["moves"] and s["moves"] <= 20 for s in sols)
+
+
+def test_play_grid_mismatch_names_both(tmp_path, capsys, monkeypatch, agent_dir):
+    (tmp_path / "small.txt").write_text(LEVEL)
+    code, out, err = _main(capsys, monkeypatch, "sokoban", "play", str(tmp_path / "small.txt"), "--agent",
+                           str(agent_dir))
+    assert code == 2 and out == "" and "4x4" in err and "6x6" in err and err.count("\n") == 1
+
+
+def test_agent_dir_without_config(tmp_path, capsys, monkeypatch, agent_dir):
+    (agent_dir / "config.json").unlink()
+    (tmp_path / "l.txt").write_text(LEVEL)
+    code, out, err = _main(capsys, monkeypatch, "sokoban", "play", str(tmp_path / "l.txt"), "--agent", str(agent_dir))
+    assert code == 2 and "without config.json" in err
+
+
+def test_agent_with_mismatched_shapes(capsys, monkeypatch, agent_dir, tmp_path):
+    cfg = json.loads((agent_dir / "config.json").read_text())
+    (agent_dir / "config.json").write_text(json.dumps({**cfg, "channels": 8}))
+    (tmp_path / "l.txt").write_text(LEVEL)
+    code, _, err = _main(capsys, monkeypatch, "sokoban", "play", str(tmp_path / "l.txt"), "--agent", str(agent_dir))
+    assert code == 2 and "has shape" in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["play", "{levels}", "--think", "-1"], "--think"),
+    (["probe", "--train", "{x}", "--test", "{x}", "--kernel", "2", "-o", "{p}"], "--kernel"),
+    (["probe", "--train", "{x}", "--test", "{x}", "--concept", "CZ", "-o", "{p}"], "CZ"),
+    (["intervene", "--cases", "{empty}", "--probes", "{x}", "--alphas", "1,x"], "alphas"),
+    (["intervene", "--cases", "{empty}", "--probes", "{x}"], "no cases"),
+])
+def test_bad_options(tmp_path, capsys, monkeypatch, agent_dir, args, message):
+    (tmp_path / "l.txt").write_text(LEVEL)
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "x.safetensors").write_bytes(b"")
+    paths = {"levels": str(tmp_path / "l.txt"), "x": str(tmp_path / "x.safetensors"), "p": str(tmp_path / "p"),
+             "empty": str(tmp_path / "empty.jsonl")}
+    full = ["sokoban", *[a.format(**paths) for a in args]]
+    if args[0] in ("play", "intervene"):
+        full += ["--agent", str(agent_dir)]
+    code, out, err = _main(capsys, monkeypatch, *full)
+    assert code == 2 and message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "p").exists()
+
+
+def test_probes_of_another_agent(tmp_path, capsys, monkeypatch, agent_dir):
+    import numpy as np
+
+    from toolkit.sokoban.probes import save_probes
+
+    save_probes({"CA.cell.L0.k1": (np.zeros((5, 4), np.float32), np.zeros(5, np.float32))}, tmp_path / "p.safetensors",
+                "0123456789abcdef", {})
+    (tmp_path / "l.txt").write_text(LEVEL6)
+    code, out, err = _main(capsys, monkeypatch, "sokoban", "ticks", str(tmp_path / "l.txt"), "--agent", str(agent_dir),
+                           "--probes", str(tmp_path / "p.safetensors"))
+    assert code == 2 and out == "" and "probes of another agent" in err
