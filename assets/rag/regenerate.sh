@@ -4,8 +4,8 @@ set -euo pipefail
 R="python -m cli --seed 0"
 A=assets/rag
 $R rag world --seed 1000 --out $A/world-1000
-# the reader: from scratch on training worlds 0-99, 21 minutes of wall clock on one CPU thread
-$R rag train --out $A/reader --minutes 21
+# the reader: from scratch on training worlds 0-99, 20 minutes of wall clock on one CPU thread
+$R rag train --out $A/reader --minutes 20
 # the stand-in demo questions and replay (pipeline demo, not a model result)
 python - <<'PY'
 import json

@@ -9,7 +9,10 @@ the `hf:` backend renders a call (`user: PROMPT` newline `assistant:`), the loss
 - direct multi-hop answers with every gold document present among the retrieved ones (fair to RAG/DRAG).
 The schedule runs to a wall-clock cap: a copy drill (induction heads form cheaply), short contexts,
 then the mix with at most 2, 4 and finally 12 documents per retrieval; learning rate and stage follow the
-elapsed share of the cap.
+elapsed share of the cap. Besides the answer lines, a light next-word loss on the prompt itself (names
+recur between titles, texts and the question, so it trains copying on every position); batches are
+drawn from a length-sorted pool so little compute goes to padding. Validation: exact answer lines on a
+held-out world (seed 999, outside the training and the evaluation seeds).
 """
 
 from __future__ import annotations
@@ -25,7 +28,10 @@ from toolkit.rag import prompts, world
 from toolkit.rag.retrieve import BM25
 
 TRAIN_SEEDS = range(0, 100)
+VALIDATION_SEED = 999
 MAX_TRAIN_TOKENS = 800
+LM_WEIGHT = 0.3  # weight of the next-word loss on prompt words against the answer-line loss
+POOL = 4  # batches generated at once, sorted by length
 # (end of the stage as a share of the wall-clock cap, name, most documents per retrieval, most demonstrations):
 # short contexts first, where reading one fact among few documents is learnt cheaply, then longer ones
 STAGES = ((0.5, "short", 2, 0), (0.8, "medium", 4, 1), (1.01, "full", 12, 2))
@@ -196,15 +202,21 @@ def encode_batch(tok, pairs: list[tuple[str, str]], max_tokens: int = MAX_TRAIN_
     return ids_t, labels, attn
 
 
-def masked_loss(model, ids, labels, attn):
-    """Next-token loss on supervised positions only; the output layer runs on those positions alone."""
+def masked_loss(model, ids, labels, attn, lm_weight: float = 0.0):
+    """Next-token loss on supervised positions; with `lm_weight`, plus that weight times the mean next-word
+    loss on the other (non-padding) positions. The output layer runs on the positions used alone.
+    Returns (total, supervised-only) losses."""
     import torch
 
     hidden = model.model(input_ids=ids, attention_mask=attn).last_hidden_state[:, :-1]
     gold = labels[:, 1:]
     keep = gold != -100
-    logits = model.lm_head(hidden[keep])
-    return torch.nn.functional.cross_entropy(logits, gold[keep])
+    answer = torch.nn.functional.cross_entropy(model.lm_head(hidden[keep]), gold[keep])
+    if not lm_weight:
+        return answer, answer
+    rest = (attn[:, 1:] == 1) & ~keep
+    lm = torch.nn.functional.cross_entropy(model.lm_head(hidden[rest]), ids[:, 1:][rest])
+    return answer + lm_weight * lm, answer
 
 
 def copy_drill(rng, tok, batch: int):
@@ -233,9 +245,19 @@ def model_config(vocab_size: int, tok, layers: int = 4, hidden: int = 128, heads
 
 
 def teacher_forced(model, tok, rng, worlds, n: int = 16, kmax: int = 8, mmax: int = 1) -> float:
+    """Share of fresh training-mix examples whose every supervised word (chain so far included) is predicted."""
+    return line_exact(model, tok, [example(rng, worlds, kmax, mmax) for _ in range(n)], target_only=False)
+
+
+def line_exact(model, tok, pairs: list[tuple[str, str]], target_only: bool = True) -> float:
+    """Share of (prompt, target) pairs whose target line (and `</s>`) greedy decoding would reproduce."""
     import torch
 
-    ids, labels, mask = encode_batch(tok, [example(rng, worlds, kmax, mmax) for _ in range(n)])
+    ids, labels, mask = encode_batch(tok, pairs, max_tokens=10**6)
+    if target_only:  # supervise the target line alone, not the answers inside the prompt
+        for b, (_, target) in enumerate(pairs):
+            end = int(mask[b].sum())
+            labels[b, : end - len(target.split()) - 1] = -100
     with torch.no_grad():
         logits = model(input_ids=ids, attention_mask=mask).logits
     pred = logits[:, :-1].argmax(-1)
@@ -244,8 +266,25 @@ def teacher_forced(model, tok, rng, worlds, n: int = 16, kmax: int = 8, mmax: in
     return round(float(ok.float().mean()), 3)
 
 
+def validation_sets(n: int = 32) -> dict[str, list[tuple[str, str]]]:
+    """Fixed held-out checks on world VALIDATION_SEED: 1-hop answers with the gold document among 8 BM25
+    distractors (the shipped test's setting), and IterDRAG next lines on gold chains (k=4)."""
+    rng = random.Random(VALIDATION_SEED)
+    vw = TrainingWorlds([VALIDATION_SEED])
+    w, docs_all, _, _ = vw.get(VALIDATION_SEED)
+    by_id = {d["id"]: d for d in docs_all}
+    one_hop = []
+    for q in [x for x in w.questions if x.hops == 1 and x.split == "test"][:n]:
+        gold = by_id[q.decomposition[0]["doc"]]
+        docs = [d for d in vw.top(VALIDATION_SEED, q.question, 9) if d["id"] != gold["id"]][:8]
+        docs.insert(rng.randint(0, len(docs)), gold)
+        one_hop.append((prompts.build_prompt("rag", q.question, docs, []), f"{prompts.ANSWER} {q.answers[0]}"))
+    chain = [chain_step(rng, vw, 4, 0) for _ in range(n)]
+    return {"one_hop_k9": one_hop, "chain_step_k4": chain}
+
+
 def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 3e-3, batch: int = 16,
-          log_every: int = 25, progress_file: str | None = None) -> dict:
+          log_every: int = 40, progress_file: str | None = None) -> dict:
     """Train until `minutes` of wall clock; save model, tokenizer and training_log.json to `out`."""
     import torch
     from transformers import LlamaForCausalLM
@@ -260,8 +299,9 @@ def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 
     model = LlamaForCausalLM(config)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     worlds = TrainingWorlds()
+    held_out = validation_sets()
     cap = minutes * 60.0
-    t0, step, log = time.time(), 0, []
+    t0, step, log, pool = time.time(), 0, [], []
     model.train()
     while (frac := (time.time() - t0) / cap) < 1.0:
         scale = min(1.0, (step + 1) / 30) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
@@ -271,8 +311,14 @@ def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 
             stage, (ids, labels, mask) = "drill", copy_drill(rng, tok, 32)
         else:
             stage, kmax, mmax = next(s for s in STAGES if frac < s[0])[1:]
-            ids, labels, mask = encode_batch(tok, [example(rng, worlds, kmax, mmax) for _ in range(batch)])
-        loss = masked_loss(model, ids, labels, mask)
+            if not pool:
+                sized = [(len(render(p).split()) + len(t.split()) + 1, p, t)
+                         for p, t in (example(rng, worlds, kmax, mmax) for _ in range(POOL * batch))]
+                pool = [(p, t) for n, p, t in sorted(sized, key=lambda x: x[0]) if n <= MAX_TRAIN_TOKENS]
+                pool = [pool[i: i + batch] for i in range(0, len(pool), batch)]
+                rng.shuffle(pool)
+            ids, labels, mask = encode_batch(tok, pool.pop())
+        loss, answer_loss = masked_loss(model, ids, labels, mask, 0.0 if stage == "drill" else LM_WEIGHT)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -281,9 +327,11 @@ def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 
         if step % log_every == 0:
             model.eval()
             acc = teacher_forced(model, tok, random.Random(step), worlds)
+            val = {name: line_exact(model, tok, pairs) for name, pairs in held_out.items()}
             model.train()
-            entry = {"step": step, "stage": stage, "loss": round(float(loss.detach()), 4), "teacher_forced": acc,
-                     "elapsed_s": round(time.time() - t0, 1)}
+            entry = {"step": step, "stage": stage, "loss": round(float(answer_loss.detach()), 4),
+                     "teacher_forced": acc, **val, "elapsed_s": round(time.time() - t0, 1),
+                     "cpu_s": round(time.process_time(), 1)}
             log.append(entry)
             console.info(json.dumps(entry))
             if progress_file:
@@ -294,8 +342,9 @@ def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
-    summary = {"minutes": minutes, "steps": step, "seed": seed, "lr": lr, "batch": batch,
-               "train_seconds": round(time.time() - t0, 1), "train_seeds": [TRAIN_SEEDS.start, TRAIN_SEEDS.stop - 1],
+    summary = {"minutes": minutes, "steps": step, "seed": seed, "lr": lr, "batch": batch, "lm_weight": LM_WEIGHT,
+               "train_seconds": round(time.time() - t0, 1), "cpu_seconds": round(time.process_time(), 1),
+               "train_seeds": [TRAIN_SEEDS.start, TRAIN_SEEDS.stop - 1],
                "params": sum(p.numel() for p in model.parameters()), "log": log}
     (out / "training_log.json").write_text(json.dumps(summary, indent=1))
     return summary

@@ -1,0 +1,68 @@
+"""The reader's training pieces: held-out validation sets, the losses, and the exact-line check."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolkit.rag import prompts, train, world
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return train.build_tokenizer()
+
+
+def test_validation_sets_hold_the_gold_document_among_eight_distractors():
+    sets = train.validation_sets(n=12)
+    w = world.generate(train.VALIDATION_SEED)
+    assert train.VALIDATION_SEED not in train.TRAIN_SEEDS and train.VALIDATION_SEED < 1000
+    gold = {q.question: (q.answers[0], next(d for d in w.docs if d.id == q.decomposition[0]["doc"]))
+            for q in w.questions if q.hops == 1}
+    for prompt, target in sets["one_hop_k9"]:
+        question = prompt.split("\n")[-1][len("question : "):]
+        answer, doc = gold[question]
+        assert target == f"{prompts.ANSWER} {answer}" and doc.text in prompt
+        assert sum(line.startswith("document :") for line in prompt.split("\n")) == 9
+    assert len(sets["chain_step_k4"]) == 12
+
+
+class Oracle:
+    """Logits that predict each next word of the sequence, except (optionally) inside the prompt."""
+
+    def __init__(self, vocab_size: int, wrong_before: list[int] | None = None):
+        self.vocab_size, self.wrong_before = vocab_size, wrong_before
+
+    def __call__(self, input_ids, attention_mask):
+        nxt = torch.roll(input_ids, -1, dims=1)
+        if self.wrong_before:
+            for b, end in enumerate(self.wrong_before):
+                nxt[b, :end] = (nxt[b, :end] + 1) % self.vocab_size
+        return type("Out", (), {"logits": torch.nn.functional.one_hot(nxt, self.vocab_size).float()})()
+
+
+def test_line_exact_checks_the_target_line_alone_when_asked(tok):
+    demo = prompts.Demo("what is the capital of redex ?", "kenash")
+    pairs = [(prompts.build_prompt("ms", "what is the spouse of toumil ?", [], [demo]), f"{prompts.ANSWER} baefoth")]
+    assert train.line_exact(Oracle(len(tok)), tok, pairs) == 1.0
+    # wrong on every prompt word (the demonstration's answer included), right on the target line
+    n_prompt = len(train.encode(tok.get_vocab(), *pairs[0])[0]) - len(pairs[0][1].split()) - 2
+    wrong_prompt = Oracle(len(tok), [n_prompt])
+    assert train.line_exact(wrong_prompt, tok, pairs) == 1.0
+    assert train.line_exact(wrong_prompt, tok, pairs, target_only=False) == 0.0
+
+
+def test_prompt_words_add_a_weighted_next_word_loss(tok):
+    from transformers import LlamaForCausalLM
+
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(train.model_config(len(tok), tok, layers=1, hidden=16, heads=2, intermediate=32))
+    demo = prompts.Demo("what is the capital of redex ?", "kenash")
+    batch = train.encode_batch(tok, [(prompts.build_prompt("ms", "what is the spouse of toumil ?", [], [demo]),
+                                      f"{prompts.ANSWER} baefoth")])
+    plain, answer = train.masked_loss(model, *batch)
+    total, answer2 = train.masked_loss(model, *batch, lm_weight=0.3)
+    assert torch.equal(plain, answer) and torch.allclose(answer, answer2)
+    # an untrained model's next-word loss on the prompt is near ln |V|
+    assert float((total - answer).detach()) == pytest.approx(0.3 * float(answer.detach()), rel=0.2)
