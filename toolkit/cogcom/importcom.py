@@ -6,30 +6,11 @@ A parent index `*` means every node of that level (the released trees use it aft
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from toolkit.cogcom.synth import find_paths
 from toolkit.core.errors import InputError
-
-
-def _records(path: Path):
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: malformed JSON: {exc.msg}") from None
-        yield from ((i, r) for i, r in enumerate(data, start=1))
-        return
-    for i, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                yield i, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{i}: malformed JSON: {exc.msg}") from None
+from toolkit.core.records import json_items
 
 
 def expand_wildcards(final_com: dict) -> dict[str, dict]:
@@ -52,8 +33,9 @@ def expand_wildcards(final_com: dict) -> dict[str, dict]:
 
 def import_com(path: Path) -> list[dict]:
     out = []
-    for line, rec in _records(path):
-        where = f"{path}:{line}"
+    for where, line, rec in json_items(path):
+        if isinstance(rec, InputError):
+            raise rec
         if not isinstance(rec, dict):
             raise InputError(f"{where}: expected a JSON object")
         final = rec.get("final_com")

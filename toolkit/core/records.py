@@ -128,6 +128,34 @@ def _parse_line(line: str, name: str, lineno: int, required: tuple[str, ...], al
     return record
 
 
+def json_items(path: Path) -> Iterator[tuple[str, int, Any]]:
+    """(where, number, object) for each item of a JSON array file or each line of a JSONL file (datasets as published).
+
+    A malformed JSONL line comes as an InputError in place of the object, so callers can skip it or raise it; a
+    missing or unreadable file and a malformed array raise at once.
+    """
+    if not path.is_file():
+        raise InputError(f"{path}: no such file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from None
+        for i, obj in enumerate(data, start=1):
+            yield f"{path}: record {i}", i, obj
+        return
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                yield f"{path}:{lineno}", lineno, json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield f"{path}:{lineno}", lineno, InputError(f"{path}:{lineno}: malformed JSON: {exc.msg}")
+
+
 def load_records(path: str | Path, **kwargs: Any) -> list[dict[str, Any]]:
     return list(read_records(path, **kwargs))
 

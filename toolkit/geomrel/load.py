@@ -7,11 +7,10 @@ from the folder (`basic` / `advanced` in the path), the domain from the relation
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from toolkit.core.errors import InputError
-from toolkit.core.records import BadLines
+from toolkit.core.records import BadLines, json_items
 from toolkit.geomrel.items import check_item
 
 DOMAIN_OF_PREFIX = {"LL": "line", "LP": "line", "AA": "angle", "SL": "shape", "SP": "shape"}
@@ -32,32 +31,10 @@ def domain_of_code(code: str | None) -> str | None:
     return DOMAIN_OF_PREFIX.get(code.split("_")[0].upper())
 
 
-def _objects(path: Path):
-    """(line number, object) pairs of a JSONL file or of a JSON list file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-    if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from None
-        yield from ((i, obj) for i, obj in enumerate(data, start=1))
-        return
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield lineno, InputError(f"{path}:{lineno}: malformed JSON: {exc.msg}")
-
-
 def load_file(path: Path, skip_bad: bool, bad: BadLines) -> list[dict]:
     items = []
     level = level_of(path)
-    for lineno, obj in _objects(path):
-        where = f"{path}:{lineno}"
+    for where, lineno, obj in json_items(path):
         try:
             if isinstance(obj, InputError):
                 raise obj

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from toolkit.core.errors import InputError
-from toolkit.core.records import BadLines
+from toolkit.core.records import BadLines, json_items
 
 FORMATS = ("hotpotqa", "2wiki", "musique", "bamboogle", "jsonl")
 REQUIRED = {
@@ -48,24 +48,8 @@ class Corpus:
 
 def _items(path: Path) -> Iterator[tuple[str, object]]:
     """(location, parsed item) for a JSON array file or a JSONL file."""
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: malformed JSON: {exc.msg} (line {exc.lineno})") from None
-        for i, item in enumerate(items, start=1):
-            yield f"{path}: record {i}", item
-        return
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield f"{path}:{lineno}", json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield f"{path}:{lineno}", InputError(f"{path}:{lineno}: malformed JSON: {exc.msg}")
+    for where, _, item in json_items(path):
+        yield where, item
 
 
 def _bamboogle_items(path: Path) -> Iterator[tuple[str, object]]:
