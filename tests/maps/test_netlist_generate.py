@@ -69,6 +69,25 @@ def test_validity_rules_hold(tier):
         assert parse_netlist(net.text()).text() == net.text()
 
 
+def _square(top, bottom, left, right) -> dict:
+    """A 2x2 grid circuit with ground at the bottom-left corner and these four edge kinds."""
+    edges = [((0, 0), (0, 1), top), ((1, 0), (1, 1), bottom), ((0, 0), (1, 0), left), ((0, 1), (1, 1), right)]
+    return {"rows": 2, "cols": 2, "ground": [1, 0],
+            "edges": [{"a": list(a), "b": list(b), "kind": k, "meter": None} for a, b, k in edges]}
+
+
+def test_circuits_without_a_unique_dc_point_are_rejected():
+    assert valid(_square("R", "R", "V", "R"))
+    assert valid(_square("R", "R", "I", "R"))
+    # two current sources are the only links between the top and bottom resistors: a cut set
+    assert not valid(_square("R", "R", "I", "I"))
+    # a capacitor is open at DC, so a current source and a capacitor make a cut set too
+    assert not valid(_square("R", "R", "I", "C"))
+    # two voltage sources in parallel (the wires merge each side into one net): a loop of sources
+    assert not valid(_square(WIRE, WIRE, "V", "V"))
+    assert not valid(_square(WIRE, WIRE, "V", "L"))  # an inductor is a short at DC
+
+
 def test_latex_answers_and_import(tmp_path):
     from toolkit.maps.answer import parse_number
     from toolkit.maps.qa_import import import_qa

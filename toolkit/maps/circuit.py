@@ -44,7 +44,9 @@ def assign_names(edges: list[dict]) -> None:
             e["name"] = f"{e['kind']}{counts['#' + e['kind']]}"
 
 
-class _Union:
+class UnionFind:
+    """Disjoint sets over hashable keys (path halving)."""
+
     def __init__(self):
         self.parent: dict = {}
 
@@ -62,7 +64,7 @@ class _Union:
 def point_nets(circuit: dict) -> dict[tuple[int, int], str]:
     """Grid point -> net name ('0' for the ground net)."""
     rows, cols = circuit["rows"], circuit["cols"]
-    uf = _Union()
+    uf = UnionFind()
     for e in circuit["edges"]:
         if e["kind"] == WIRE and not (e.get("meter") or "").startswith("I"):
             uf.join(tuple(e["a"]), tuple(e["b"]))

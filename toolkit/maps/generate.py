@@ -3,7 +3,9 @@
 Each edge draws a kind by weight (outer-ring edges are never open), each element a value, and each
 edge a meter. A draw is rejected when a grid point has fewer than two connections, an element's ends
 merge through wires, a meter conflicts with its edge (wire+U, open+I, V/E/H+U, I/G/F+I), a controlled
-source has no meter of its kind, or the circuit has no independent source or falls apart.
+source has no meter of its kind, the circuit has no independent source or falls apart, or its DC operating
+point is not unique: current sources (I/G/F, and capacitors, open at DC) that form a cut set, or voltage
+sources (V/E/H, ammeters, and inductors, shorts at DC) that close a loop.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from toolkit.maps.circuit import OPEN, WIRE, assign_names, grid_edges, on_outer_ring, point_nets
+from toolkit.maps.circuit import OPEN, WIRE, UnionFind, assign_names, grid_edges, on_outer_ring, point_nets
 
 E12 = ("1", "1.2", "1.5", "1.8", "2.2", "2.7", "3.3", "3.9", "4.7", "5.6", "6.8", "8.2")
 
@@ -36,6 +38,7 @@ TIERS = {
 }
 UNITS = {"R": "Ω", "V": "V", "I": "A", "C": "F", "L": "H", "E": "", "G": "S", "F": "", "H": "Ω"}
 U_CONFLICT, I_CONFLICT = {WIRE, "V", "E", "H"}, {OPEN, "I", "G", "F"}
+CURRENT_LIKE, VOLTAGE_LIKE = {"I", "G", "F", "C"}, {"V", "E", "H", "L", WIRE}  # at DC; WIRE here: an ammeter
 
 
 def draw_value(kind: str, tier: Tier, rng: random.Random) -> str:
@@ -166,4 +169,23 @@ def valid(circuit: dict) -> bool:
         if n not in seen:
             seen.add(n)
             todo.extend(adjacency[n] - seen)
-    return seen == set(nets.values())
+    return seen == set(nets.values()) and dc_determined(circuit, nets)
+
+
+def dc_determined(circuit: dict, nets: dict) -> bool:
+    """Every net reaches ground without passing a current source, and no loop is made of voltage sources
+    alone: otherwise KCL around the cut (or KVL around the loop) fixes the sources' values and leaves node
+    voltages (or loop currents) free, and a simulator returns an arbitrary gmin-dependent answer or none."""
+    conducting, voltage = UnionFind(), UnionFind()
+    for e in circuit["edges"]:
+        metered = (e.get("meter") or "").startswith("I")
+        if e["kind"] == OPEN or (e["kind"] == WIRE and not metered):
+            continue  # unmetered wires are already merged into nets
+        a, b = nets[tuple(e["a"])], nets[tuple(e["b"])]
+        if e["kind"] not in CURRENT_LIKE:
+            conducting.join(a, b)
+        if e["kind"] in VOLTAGE_LIKE:
+            if voltage.find(a) == voltage.find(b):
+                return False
+            voltage.join(a, b)
+    return len({conducting.find(n) for n in set(nets.values())}) == 1
