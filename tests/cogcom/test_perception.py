@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from toolkit.cogcom.boxes import iou
@@ -56,3 +57,21 @@ def test_in_process_tesseract_reads_as_the_program_does(red_sign_scenes, monkeyp
     assert ocr_module.engine_name() == "pytesseract"
     assert [ocr_module.ocr(c, 448, "crop") for c in crops] == in_process
     assert all(in_process)
+
+
+def test_color_mask_is_the_nearest_palette_hue_per_pixel():
+    import cv2
+
+    from toolkit.cogcom.ground import MIN_SATURATION, MIN_VALUE, _palette_hues, color_mask
+
+    rgb = np.random.default_rng(0).integers(0, 256, size=(64, 96, 3), dtype=np.uint8)
+    hsv = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV).astype(float)
+    hues = _palette_hues()
+    names = list(hues)
+    diff = np.abs(hsv[..., :1] - np.array([hues[n] for n in names])[None, None, :])
+    nearest = np.argmin(np.minimum(diff, 180 - diff), axis=-1)  # hue is circular
+    bright = (hsv[..., 1] >= MIN_SATURATION) & (hsv[..., 2] >= MIN_VALUE)
+    for i, name in enumerate(names):
+        expected = (bright & (nearest == i)).astype(np.uint8) * 255
+        assert np.array_equal(color_mask(rgb, name), expected), name
+    assert sum(np.count_nonzero(color_mask(rgb, n)) for n in names) == np.count_nonzero(bright)

