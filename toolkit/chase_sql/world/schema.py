@@ -7,13 +7,12 @@ file and one description CSV per table.
 
 from __future__ import annotations
 
-import csv
-import io
 import random
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolkit.chase_sql.demo import write_description_csvs
 from toolkit.chase_sql.world import values as V
 from toolkit.chase_sql.world.vocab import ATTRIBUTES, ENTITIES, Attribute, Entity
 
@@ -154,14 +153,6 @@ def _description(t: WTable, c: WColumn) -> tuple[str, str]:
 
 
 def write_descriptions(db: WorldDB, db_dir: Path) -> None:
-    out = db_dir / "database_description"
-    out.mkdir(parents=True, exist_ok=True)
-    for t in db.tables:
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(["original_column_name", "column_name", "column_description", "data_format",
-                         "value_description"])
-        for c in t.columns:
-            desc, value_desc = _description(t, c)
-            writer.writerow([c.name, c.phrase, desc, _FORMAT[c.sql_type], value_desc])
-        (out / f"{t.name}.csv").write_text(buf.getvalue(), encoding="utf-8")
+    rows = {t.name: [(c.name, c.phrase, _description(t, c)[0], _FORMAT[c.sql_type], _description(t, c)[1])
+                     for c in t.columns] for t in db.tables}
+    write_description_csvs(db_dir, rows)
