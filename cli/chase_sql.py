@@ -357,3 +357,39 @@ def make_demo(
     path = write_demo(out)
     with open_writer(None) as writer:
         writer.write(make_record("sql.demo", out=str(path)))
+
+
+@app.command()
+def world(
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory to write the world into.")] = None,
+    seed: SeedOpt = None,
+    dbs: Annotated[int, typer.Option("--dbs", min=1, help="Number of databases.")] = 4,
+    split: Annotated[str, typer.Option("--split", help="Schema vocabulary: train, validation or test (disjoint "
+                                                       "table and column names).")] = "train",
+    questions_per_db: Annotated[int, typer.Option("--questions-per-db", min=3, help="Questions per database.")] = 10,
+    verify: Annotated[Path | None, typer.Option(
+        "--verify", help="Instead of writing, check an existing BIRD-layout directory: every database is SQLite and "
+                         "every gold query runs.")] = None,
+):
+    """Generate a text-to-SQL world in BIRD layout (random schemas, values, templated questions with gold SQL).
+
+    Example: reason chase-sql world --seed 1 --dbs 8 --split test --out worlds/test
+    """
+    import dataclasses
+
+    from toolkit.chase_sql.world import verify_world, write_world
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+    from toolkit.core.records import make_record
+
+    if verify is not None:
+        require("sql")  # the check runs gold queries through the read-only executor; generating needs only sqlite3
+        report = verify_world(verify)
+        with open_writer(None) as writer:
+            writer.write(make_record("sql.world_check", **report))
+        return
+    if out is None:
+        raise InputError("world: give --out DIR (or --verify DIR to check an existing world)")
+    report = write_world(out, seed_or_global(seed), dbs, split, questions_per_db)
+    with open_writer(None) as writer:
+        writer.write(make_record("sql.world", **dataclasses.asdict(report)))

@@ -52,6 +52,21 @@ def find_db(root: Path, split: str, kind: str, db_id: str) -> Path:
     raise InputError(f"{base}: no SQLite file for database '{db_id}'")
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_sqlite_files(qfile: Path, examples: list[Example]) -> None:
+    """Each database file starts with SQLite's header; the first question using a bad one is named."""
+    checked: set[Path] = set()
+    for e in examples:
+        if e.db_path in checked:
+            continue
+        checked.add(e.db_path)
+        with e.db_path.open("rb") as fh:
+            if fh.read(16) != SQLITE_MAGIC:
+                raise InputError(f"{e.db_path}: not a SQLite database (question {e.qid} of {qfile})")
+
+
 def load_dataset(root: str | Path, split: str = "dev", limit: int | None = None) -> Dataset:
     root = Path(root)
     if not root.is_dir():
@@ -80,4 +95,5 @@ def load_dataset(root: str | Path, split: str = "dev", limit: int | None = None)
             difficulty=item.get("difficulty", "unknown"), db_path=find_db(root, split, kind, item["db_id"])))
     if limit is not None:
         examples = examples[:limit]
+    _check_sqlite_files(qfile, examples)
     return Dataset(root=root, split=split, kind=kind, examples=examples)

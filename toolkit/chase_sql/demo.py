@@ -288,7 +288,8 @@ def _sales_rows(rng: random.Random) -> list[tuple]:
     return rows
 
 
-def _write_descriptions(db_dir: Path, descriptions: dict, encoding: str) -> None:
+def write_description_csvs(db_dir: Path, descriptions: dict, encoding: str = "utf-8") -> None:
+    """BIRD's database_description/<table>.csv, one row (name, readable name, description, format, values) per column."""
     out = db_dir / "database_description"
     out.mkdir(parents=True, exist_ok=True)
     for table, rows in descriptions.items():
@@ -327,9 +328,9 @@ def write_demo(out: str | Path, seed: int = 7) -> Path:
         "ridership": _ridership_rows(rng)})
     _make_db(dbs / "bakery" / "bakery.sqlite", bak["schema"], {
         "products": bak["products"], "stores": bak["stores"], "sales": _sales_rows(rng)})
-    _write_descriptions(dbs / "library", lib["descriptions"], "utf-8")
-    _write_descriptions(dbs / "transit", tra["descriptions"], "utf-8-sig")
-    _write_descriptions(dbs / "bakery", bak["descriptions"], "cp1252")
+    write_description_csvs(dbs / "library", lib["descriptions"], "utf-8")
+    write_description_csvs(dbs / "transit", tra["descriptions"], "utf-8-sig")
+    write_description_csvs(dbs / "bakery", bak["descriptions"], "cp1252")
     items = [{"question_id": i, "db_id": db, "question": q, "evidence": ev, "SQL": sql, "difficulty": diff}
              for i, (db, q, ev, sql, diff) in enumerate(QUESTIONS)]
     (out / "dev.json").write_text(json.dumps(items, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,333 @@
+"""Question templates in BIRD's three difficulty levels, each giving question, evidence and gold SQL.
+
+simple: one table (filters, lookups, extremes, aggregates, dates, flags); moderate: joins, GROUP BY,
+ORDER BY/LIMIT, DISTINCT; challenging: HAVING, nested queries, NOT IN, argmax over groups,
+percentages, three-table joins. A template returns None when the schema lacks what it needs; the
+caller executes the draft and redraws when the gold result is empty or ambiguous.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from toolkit.chase_sql.world import values as V
+from toolkit.chase_sql.world.schema import NUMBER_KINDS, TEXT_KINDS, WColumn, WorldDB, WTable
+
+P_MISSPELL = 0.5  # of the questions that name a person, place, product, organisation or title
+_MISSPELLABLE_COLS = ("city", "country", "person")
+
+
+@dataclass
+class Draft:
+    question: str
+    sql: str
+    evidence: str = ""
+    tie: tuple[str, int] | None = None  # (SQL of the ordering key, k): the k-th and (k+1)-th must differ
+    misspelling: dict | None = None
+
+
+class Mention:
+    """How a question writes one value: as stored, or (sometimes) with one typo and a BIRD-style hint."""
+
+    def __init__(self, db: WorldDB, rng: random.Random) -> None:
+        self.db, self.rng, self.misspelling, self.hints = db, rng, None, []
+
+    def __call__(self, table: WTable, col: WColumn, value: str) -> str:
+        misspellable = col.kind in _MISSPELLABLE_COLS or col.kind == "label"
+        if self.misspelling is None and misspellable and self.rng.random() < P_MISSPELL:
+            written = V.misspell(value, self.rng, _all_text(self.db))
+            if written is not None:
+                self.misspelling = {"written": written, "value": value, "column": f"{table.name}.{col.name}"}
+                self.hints.append(f"{written} refers to {col.name}")
+                return written
+        return value
+
+    def evidence(self, *extra: str) -> str:
+        return "; ".join([e for e in extra if e] + self.hints)
+
+
+def _all_text(db: WorldDB) -> set[str]:
+    return {v for t in db.tables for r in t.rows for v in r if isinstance(v, str)}
+
+
+def _pick(rng, items):
+    return rng.choice(items) if items else None
+
+
+def _fk_pair(db: WorldDB, rng) -> tuple[WTable, WColumn, WTable] | None:
+    pairs = [(t, c, db.table(c.ref)) for t in db.tables for c in t.of_kind("fk")]
+    return _pick(rng, pairs)
+
+
+def _join(child: WTable, fk: WColumn, parent: WTable) -> str:
+    return f"{child.name} AS T1 JOIN {parent.name} AS T2 ON T1.{fk.name} = T2.{parent.pk.name}"
+
+
+def _linked_label(child: WTable, fk: WColumn, parent: WTable, rng) -> str:
+    """The name of a parent row that has at least one child row."""
+    pid = rng.choice(child.values(fk))
+    return parent.values(parent.label)[parent.values(parent.pk).index(pid)]
+
+
+def _num(t: WTable) -> list[WColumn]:
+    return t.of_kind(*NUMBER_KINDS)
+
+
+def _text(t: WTable) -> list[WColumn]:
+    return t.of_kind(*TEXT_KINDS)
+
+
+# ---- simple -------------------------------------------------------------------------------------------
+
+def s_count_text(db, rng, m):
+    t = rng.choice(db.tables)
+    c = _pick(rng, _text(t))
+    if c is None:
+        return None
+    v = rng.choice(t.values(c))
+    w = m(t, c, v)
+    return Draft(f"How many {t.entity.plural} have {c.phrase} {w}?",
+                 f"SELECT COUNT(*) FROM {t.name} WHERE {c.name} = '{v}'", m.evidence())
+
+
+def s_lookup(db, rng, m):
+    t = rng.choice(db.tables)
+    c = _pick(rng, t.of_kind(*TEXT_KINDS, *NUMBER_KINDS, "date"))
+    if c is None:
+        return None
+    v = rng.choice(t.values(t.label))
+    w = m(t, t.label, v)
+    return Draft(f"What is the {c.phrase} of the {t.entity.stem} named {w}?",
+                 f"SELECT {c.name} FROM {t.name} WHERE {t.label.name} = '{v}'", m.evidence())
+
+
+def s_threshold(db, rng, m):
+    t = rng.choice(db.tables)
+    c = _pick(rng, _num(t))
+    if c is None:
+        return None
+    k = sorted(t.values(c))[len(t.rows) // 2]
+    return Draft(f"List the names of the {t.entity.plural} whose {c.phrase} is above {k}.",
+                 f"SELECT {t.label.name} FROM {t.name} WHERE {c.name} > {k}")
+
+
+def s_extreme(db, rng, m):
+    t = rng.choice(db.tables)
+    c = _pick(rng, _num(t))
+    if c is None:
+        return None
+    word, agg, order = rng.choice((("highest", "MAX", "DESC"), ("lowest", "MIN", "ASC")))
+    return Draft(f"Which {t.entity.stem} has the {word} {c.phrase}?",
+                 f"SELECT {t.label.name} FROM {t.name} ORDER BY {c.name} {order} LIMIT 1",
+                 f"{word} {c.phrase} refers to {agg}({c.name})",
+                 tie=(f"SELECT {c.name} FROM {t.name} ORDER BY {c.name} {order} LIMIT 2", 1))
+
+
+_AGGS = (("average", "AVG"), ("highest", "MAX"), ("lowest", "MIN"), ("total", "SUM"))
+
+
+def _aggregate(n: WColumn, rng) -> tuple[str, str]:
+    """An aggregate that makes sense for the column (no totals of years or ratings)."""
+    return rng.choice(_AGGS[:3] if n.kind in ("year", "rating") else _AGGS)
+
+
+def s_aggregate(db, rng, m):
+    t = rng.choice(db.tables)
+    n, c = _pick(rng, _num(t)), _pick(rng, _text(t))
+    if n is None or c is None:
+        return None
+    word, agg = _aggregate(n, rng)
+    v = rng.choice(t.values(c))
+    w = m(t, c, v)
+    return Draft(f"What is the {word} {n.phrase} of the {t.entity.plural} with {c.phrase} {w}?",
+                 f"SELECT {agg}({n.name}) FROM {t.name} WHERE {c.name} = '{v}'",
+                 m.evidence(f"{word} {n.phrase} refers to {agg}({n.name})"))
+
+
+def s_year(db, rng, m):
+    t = _pick(rng, [t for t in db.tables if t.of_kind("date")])
+    if t is None:
+        return None
+    d = t.of_kind("date")[0]
+    year = rng.choice(t.values(d))[:4]
+    return Draft(f"How many {t.entity.plural} have a {d.phrase} in {year}?",
+                 f"SELECT COUNT(*) FROM {t.name} WHERE {d.name} LIKE '{year}%'",
+                 f"in {year} refers to {d.name} LIKE '{year}%'")
+
+
+def s_flag(db, rng, m):
+    t = _pick(rng, [t for t in db.tables if t.of_kind("flag")])
+    if t is None:
+        return None
+    f = t.of_kind("flag")[0]
+    return Draft(f"List the names of the {t.entity.plural} with {f.phrase} set.",
+                 f"SELECT {t.label.name} FROM {t.name} WHERE {f.name} = 1",
+                 f"{f.phrase} set refers to {f.name} = 1")
+
+
+# ---- moderate -----------------------------------------------------------------------------------------
+
+def m_join_list(db, rng, m):
+    child, fk, parent = _fk_pair(db, rng)
+    v = _linked_label(child, fk, parent, rng)
+    w = m(parent, parent.label, v)
+    return Draft(f"List the names of the {child.entity.plural} of the {parent.entity.stem} {w}.",
+                 f"SELECT T1.{child.label.name} FROM {_join(child, fk, parent)} WHERE T2.{parent.label.name} = '{v}'",
+                 m.evidence())
+
+
+def m_join_count(db, rng, m):
+    child, fk, parent = _fk_pair(db, rng)
+    c = _pick(rng, _text(parent))
+    if c is None:
+        return None
+    v = rng.choice(parent.values(c))
+    w = m(parent, c, v)
+    return Draft(f"How many {child.entity.plural} belong to a {parent.entity.stem} with {c.phrase} {w}?",
+                 f"SELECT COUNT(T1.{child.pk.name}) FROM {_join(child, fk, parent)} WHERE T2.{c.name} = '{v}'",
+                 m.evidence())
+
+
+def m_join_aggregate(db, rng, m):
+    child, fk, parent = _fk_pair(db, rng)
+    n = _pick(rng, _num(child))
+    if n is None:
+        return None
+    word, agg = _aggregate(n, rng)
+    v = _linked_label(child, fk, parent, rng)
+    w = m(parent, parent.label, v)
+    return Draft(f"What is the {word} {n.phrase} of the {child.entity.plural} of the {parent.entity.stem} {w}?",
+                 f"SELECT {agg}(T1.{n.name}) FROM {_join(child, fk, parent)} WHERE T2.{parent.label.name} = '{v}'",
+                 m.evidence(f"{word} {n.phrase} refers to {agg}({n.name})"))
+
+
+def m_group_count(db, rng, m):
+    child, fk, parent = _fk_pair(db, rng)
+    return Draft(f"For each {parent.entity.stem}, how many {child.entity.plural} does it have? "
+                 f"Give the name and the number.",
+                 f"SELECT T2.{parent.label.name}, COUNT(T1.{child.pk.name}) FROM {_join(child, fk, parent)} "
+                 f"GROUP BY T2.{parent.pk.name}")
+
+
+def m_group_attribute(db, rng, m):
+    t = rng.choice(db.tables)
+    n, c = _pick(rng, _num(t)), _pick(rng, _text(t))
+    if n is None or c is None:
+        return None
+    return Draft(f"For each {c.phrase} of the {t.entity.plural}, what is the average {n.phrase}?",
+                 f"SELECT {c.name}, AVG({n.name}) FROM {t.name} GROUP BY {c.name}",
+                 f"average {n.phrase} refers to AVG({n.name})")
+
+
+def m_top_k(db, rng, m):
+    t = rng.choice(db.tables)
+    n, c = _pick(rng, _num(t)), _pick(rng, _text(t))
+    if n is None or c is None:
+        return None
+    k = rng.choice((2, 3))
+    v = rng.choice(t.values(c))
+    w = m(t, c, v)
+    where = f"FROM {t.name} WHERE {c.name} = '{v}' ORDER BY {n.name} DESC"
+    return Draft(f"Name the {k} {t.entity.plural} with {c.phrase} {w} that have the largest {n.phrase}.",
+                 f"SELECT {t.label.name} {where} LIMIT {k}", m.evidence(f"largest {n.phrase} refers to {n.name} DESC"),
+                 tie=(f"SELECT {n.name} {where} LIMIT {k + 1}", k))
+
+
+def m_distinct_parents(db, rng, m):
+    child, fk, parent = _fk_pair(db, rng)
+    c = _pick(rng, _text(child))
+    if c is None:
+        return None
+    v = rng.choice(child.values(c))
+    w = m(child, c, v)
+    return Draft(f"How many different {parent.entity.plural} have at least one {child.entity.stem} "
+                 f"with {c.phrase} {w}?",
+                 f"SELECT COUNT(DISTINCT {fk.name}) FROM {child.name} WHERE {c.name} = '{v}'", m.evidence())
+
+
+# ---- challenging --------------------------------------------------------------------------------------
+
+def c_having(db, rng, m):
+    child, fk, parent = _fk_pair(db, rng)
+    counts = sorted(child.values(fk).count(p) for p in set(child.values(fk)))
+    k = counts[len(counts) // 2]
+    return Draft(f"Which {parent.entity.plural} have more than {k} {child.entity.plural}? List their names.",
+                 f"SELECT T2.{parent.label.name} FROM {_join(child, fk, parent)} GROUP BY T2.{parent.pk.name} "
+                 f"HAVING COUNT(T1.{child.pk.name}) > {k}",
+                 f"more than {k} {child.entity.plural} refers to COUNT({child.pk.name}) > {k}")
+
+
+def c_above_average(db, rng, m):
+    t = rng.choice(db.tables)
+    n = _pick(rng, _num(t))
+    if n is None:
+        return None
+    return Draft(f"List the names of the {t.entity.plural} whose {n.phrase} is above the average {n.phrase}.",
+                 f"SELECT {t.label.name} FROM {t.name} WHERE {n.name} > (SELECT AVG({n.name}) FROM {t.name})",
+                 f"average {n.phrase} refers to AVG({n.name})")
+
+
+def c_not_in(db, rng, m):
+    child, fk, parent = _fk_pair(db, rng)
+    c = _pick(rng, _text(child))
+    if c is None:
+        return None
+    v = rng.choice(child.values(c))
+    w = m(child, c, v)
+    return Draft(f"Which {parent.entity.plural} have no {child.entity.stem} with {c.phrase} {w}? List their names.",
+                 f"SELECT {parent.label.name} FROM {parent.name} WHERE {parent.pk.name} NOT IN "
+                 f"(SELECT {fk.name} FROM {child.name} WHERE {c.name} = '{v}')", m.evidence())
+
+
+def c_most_children(db, rng, m):
+    child, fk, parent = _fk_pair(db, rng)
+    group = f"FROM {_join(child, fk, parent)} GROUP BY T2.{parent.pk.name} ORDER BY COUNT(T1.{child.pk.name}) DESC"
+    return Draft(f"Which {parent.entity.stem} has the most {child.entity.plural}?",
+                 f"SELECT T2.{parent.label.name} {group} LIMIT 1",
+                 f"the most {child.entity.plural} refers to MAX(COUNT({child.pk.name}))",
+                 tie=(f"SELECT COUNT(T1.{child.pk.name}) {group} LIMIT 2", 1))
+
+
+def c_percentage(db, rng, m):
+    t = rng.choice(db.tables)
+    c = _pick(rng, _text(t))
+    if c is None:
+        return None
+    v = rng.choice(t.values(c))
+    w = m(t, c, v)
+    return Draft(f"What percentage of the {t.entity.plural} have {c.phrase} {w}?",
+                 f"SELECT CAST(SUM(CASE WHEN {c.name} = '{v}' THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(*) "
+                 f"FROM {t.name}",
+                 m.evidence(f"percentage = DIVIDE(COUNT({t.pk.name} with that {c.name}), COUNT({t.pk.name})) * 100"))
+
+
+def c_chain(db, rng, m):
+    chains = [(gc, fk1, ch, fk2, db.table(fk2.ref)) for gc in db.tables for fk1 in gc.of_kind("fk")
+              for ch in [db.table(fk1.ref)] for fk2 in ch.of_kind("fk")]
+    if not chains:
+        return None
+    gc, fk1, ch, fk2, top = rng.choice(chains)
+    v = _linked_label(ch, fk2, top, rng)
+    w = m(top, top.label, v)
+    return Draft(f"How many {gc.entity.plural} belong to the {ch.entity.plural} of the {top.entity.stem} {w}?",
+                 f"SELECT COUNT(T1.{gc.pk.name}) FROM {gc.name} AS T1 JOIN {ch.name} AS T2 "
+                 f"ON T1.{fk1.name} = T2.{ch.pk.name} JOIN {top.name} AS T3 ON T2.{fk2.name} = T3.{top.pk.name} "
+                 f"WHERE T3.{top.label.name} = '{v}'", m.evidence())
+
+
+TEMPLATES = {
+    "simple": (s_count_text, s_lookup, s_threshold, s_extreme, s_aggregate, s_year, s_flag),
+    "moderate": (m_join_list, m_join_count, m_join_aggregate, m_group_count, m_group_attribute, m_top_k,
+                 m_distinct_parents),
+    "challenging": (c_having, c_above_average, c_not_in, c_most_children, c_percentage, c_chain),
+}
+
+
+def draft(db: WorldDB, difficulty: str, rng: random.Random) -> Draft | None:
+    """One template of the level, drawn at random, filled from this database (None: it does not fit)."""
+    m = Mention(db, rng)
+    d = rng.choice(TEMPLATES[difficulty])(db, rng, m)
+    if d is not None:
+        d.misspelling = m.misspelling
+    return d

@@ -1,0 +1,158 @@
+"""Random relational schemas with rows: 3-6 tables joined by foreign keys, typed columns, written as SQLite.
+
+Table 1 references table 0 and table 2 references table 1 (so three-table join paths exist); later
+tables reference a random earlier one, some a second one too. Written in BIRD layout: the SQLite
+file and one description CSV per table.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolkit.chase_sql.demo import write_description_csvs
+from toolkit.chase_sql.world import values as V
+from toolkit.chase_sql.world.vocab import ATTRIBUTES, ENTITIES, Attribute, Entity
+
+TEXT_KINDS = ("city", "country", "status", "color", "tier", "person")
+NUMBER_KINDS = ("year", "count", "rating", "price", "weight", "amount")
+_FORMAT = {"INTEGER": "integer", "REAL": "real", "TEXT": "text", "DATE": "date"}
+
+
+@dataclass
+class WColumn:
+    name: str
+    sql_type: str
+    kind: str              # pk, fk, label, or an attribute kind
+    ref: str | None = None  # referenced table of a foreign key
+
+    @property
+    def phrase(self) -> str:
+        return self.name.replace("_", " ")
+
+
+@dataclass
+class WTable:
+    entity: Entity
+    columns: list[WColumn]
+    rows: list[tuple] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.entity.stem
+
+    @property
+    def pk(self) -> WColumn:
+        return self.columns[0]
+
+    @property
+    def label(self) -> WColumn:
+        return self.columns[1]
+
+    def of_kind(self, *kinds: str) -> list[WColumn]:
+        return [c for c in self.columns if c.kind in kinds]
+
+    def values(self, col: WColumn) -> list:
+        i = self.columns.index(col)
+        return [r[i] for r in self.rows]
+
+
+@dataclass
+class WorldDB:
+    db_id: str
+    tables: list[WTable]
+
+    def table(self, name: str) -> WTable:
+        return next(t for t in self.tables if t.name == name)
+
+    def children(self, parent: WTable) -> list[tuple[WTable, WColumn]]:
+        return [(t, c) for t in self.tables for c in t.of_kind("fk") if c.ref == parent.name]
+
+
+def _attributes(rng: random.Random) -> list[Attribute]:
+    by_kind = {a.kind: a for a in ATTRIBUTES}
+    kinds = [rng.choice(TEXT_KINDS), rng.choice(NUMBER_KINDS)]
+    rest = [a.kind for a in ATTRIBUTES if a.kind not in kinds]
+    kinds += rng.sample(rest, rng.randint(0, 2))
+    return [by_kind[k] for k in kinds]
+
+
+def draw_schema(db_id: str, split: str, rng: random.Random) -> WorldDB:
+    entities = rng.sample(list(ENTITIES[split]), rng.randint(3, 6))
+    tables = []
+    for i, ent in enumerate(entities):
+        cols = [WColumn(f"{ent.stem}_id", "INTEGER", "pk"), WColumn(f"{ent.stem}_name", "TEXT", "label")]
+        parents = [] if i == 0 else [tables[i - 1] if i <= 2 else rng.choice(tables)]
+        if i >= 2 and rng.random() < 0.3:
+            parents += rng.sample([t for t in tables if t not in parents], 1)
+        cols += [WColumn(p.pk.name, "INTEGER", "fk", ref=p.name) for p in parents]
+        cols += [WColumn(rng.choice(a.words[split]), a.sql_type, a.kind) for a in _attributes(rng)]
+        tables.append(WTable(ent, cols))
+    return WorldDB(db_id, tables)
+
+
+def fill_rows(db: WorldDB, rng: random.Random) -> None:
+    choices = V.text_choices(rng)
+    for t in db.tables:
+        n = rng.randint(8, 14) if not t.of_kind("fk") else rng.randint(20, 50)
+        labels: list[str] = []
+        while len(labels) < n:
+            name = V.label_value(t.entity.label, rng)
+            if name not in labels:
+                labels.append(name)
+        used = {c.ref: rng.sample(range(1, len(db.table(c.ref).rows) + 1),
+                                  max(2, int(0.75 * len(db.table(c.ref).rows)))) for c in t.of_kind("fk")}
+        for i in range(n):
+            row = []
+            for c in t.columns:
+                if c.kind == "pk":
+                    row.append(i + 1)
+                elif c.kind == "label":
+                    row.append(labels[i])
+                elif c.kind == "fk":
+                    row.append(rng.choice(used[c.ref]))
+                else:
+                    row.append(V.attribute_value(c.kind, rng, choices))
+            t.rows.append(tuple(row))
+
+
+def create_sql(t: WTable) -> str:
+    decls = [f"{c.name} {c.sql_type}" + (" PRIMARY KEY" if c.kind == "pk" else "") for c in t.columns]
+    decls += [f"FOREIGN KEY ({c.name}) REFERENCES {c.ref}({c.name})" for c in t.of_kind("fk")]
+    return f"CREATE TABLE {t.name} (" + ", ".join(decls) + ")"
+
+
+def write_sqlite(db: WorldDB, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        path.unlink()
+    conn = sqlite3.connect(path)
+    for t in db.tables:
+        conn.execute(create_sql(t))
+        conn.executemany(f"INSERT INTO {t.name} VALUES ({','.join('?' * len(t.columns))})", t.rows)
+    conn.commit()
+    conn.execute("VACUUM")
+    conn.close()
+
+
+def _description(t: WTable, c: WColumn) -> tuple[str, str]:
+    """(column description, value description) as BIRD writes them."""
+    if c.kind == "pk":
+        return f"unique id of the {t.entity.stem}", ""
+    if c.kind == "fk":
+        return f"the {c.ref} this {t.entity.stem} belongs to", ""
+    if c.kind == "label":
+        return f"name of the {t.entity.stem}", ""
+    if c.kind == "flag":
+        return f"{c.phrase} of the {t.entity.stem}", "1: yes; 0: no"
+    if c.kind == "date":
+        return f"{c.phrase} of the {t.entity.stem}", "YYYY-MM-DD"
+    return f"{c.phrase} of the {t.entity.stem}", ""
+
+
+def write_descriptions(db: WorldDB, db_dir: Path) -> None:
+    rows = {t.name: [(c.name, c.phrase, _description(t, c)[0], _FORMAT[c.sql_type], _description(t, c)[1])
+                     for c in t.columns] for t in db.tables}
+    write_description_csvs(db_dir, rows)
