@@ -143,6 +143,11 @@ def _worker(conn) -> None:
     import logging
 
     logging.disable(logging.CRITICAL)  # PySpice warns that it does not know ngspice 39
+    # when the shared library corrupts its heap, glibc aborts the child with a message on fd 2; the parent
+    # answers from `ngspice -b` instead, so the user's terminal should not show it (errors travel through conn)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
     from PySpice.Spice.NgSpice.Shared import NgSpiceShared
 
     ng = NgSpiceShared.new_instance()
