@@ -42,3 +42,20 @@ def test_3x3_features_are_zero_padded_neighbourhoods():
     f = features(grid, 3).reshape(2, 3, 3, 9)
     assert f[0, 1, 1].tolist() == grid[0, 0].reshape(-1).tolist()
     assert f[0, 0, 0].tolist()[:4] == [0, 0, 0, 0] and f[0, 0, 0, 4] == grid[0, 0, 0, 0]
+
+
+def test_collect_in_chunks_matches_one_batch_and_keeps_the_last_tick(gen_levels):
+    levels = [lv for lv, _, _ in gen_levels[:6]]
+    from toolkit.sokoban.drc import AgentConfig, DRCAgent
+    from toolkit.sokoban.probes import collect
+
+    torch.manual_seed(0)
+    agent = DRCAgent(AgentConfig(depth=2, ticks=2, channels=4, grid=(6, 6), hidden=16)).eval()
+    whole = collect(agent, levels, 6, seed=3)
+    chunked = collect(agent, levels, 6, seed=3, chunk=4)  # batches of 4 and 2
+    assert whole.keys() == chunked.keys()
+    for key in whole:
+        np.testing.assert_allclose(whole[key], chunked[key], atol=1e-5, err_msg=key)
+    steps = len(whole["episode"])
+    assert whole["cell"].shape == (steps, 2, 4, 6, 6) and whole["hidden"].shape == whole["cell"].shape
+    assert whole["obs"].shape[0] == steps == len(whole["CA"]) and sorted(set(whole["episode"])) == list(range(6))

@@ -22,23 +22,29 @@ from toolkit.sokoban.rollout import rollout
 SOURCES = ("cell", "hidden", "obs")
 
 
-def collect(agent: DRCAgent, levels: list[Level], episodes: int, seed: int) -> dict[str, np.ndarray]:
-    """Rollouts on `episodes` levels (cycled, shuffled by seed): obs, last-tick c and h per layer, CA/CB labels."""
+def collect(agent: DRCAgent, levels: list[Level], episodes: int, seed: int, chunk: int = 64) -> dict[str, np.ndarray]:
+    """Rollouts on `episodes` levels (cycled, shuffled by seed): obs, last-tick c and h per layer, CA/CB labels.
+
+    Rollouts run `chunk` levels at a time and keep only each step's last tick, so memory holds the dataset
+    itself, not every tick of every episode (rollout batches the same way, so the episodes are the same)."""
     rng = np.random.default_rng(seed)
     order = [levels[i % len(levels)] for i in rng.permutation(max(episodes, len(levels)))[:episodes]]
-    eps = rollout(agent, order, keep_obs=True, keep_states=True)
-    obs, cell, hidden, ca, cb, ep_id = [], [], [], [], [], []
-    for i, e in enumerate(eps):
-        states = np.stack([s[-1] for s in e.states])  # last tick: (T, 2, D, C, H, W)
-        obs.append(np.stack(e.obs).astype(np.float16))
-        cell.append(states[:, 0])
-        hidden.append(states[:, 1])
-        ca.append(labels(e.players, e.actions, e.pushes, agent.cfg.grid, "CA").astype(np.int8))
-        cb.append(labels(e.players, e.actions, e.pushes, agent.cfg.grid, "CB").astype(np.int8))
-        ep_id.append(np.full(e.steps, i, np.int32))
+    obs, cell, hidden, ca, cb, ep_id, solved = [], [], [], [], [], [], []
+    for start in range(0, len(order), chunk):
+        for e in rollout(agent, order[start:start + chunk], keep_obs=True, keep_states=True, batch=chunk):
+            i = len(solved)
+            states = np.stack([s[-1] for s in e.states])  # last tick: (T, 2, D, C, H, W)
+            e.states = None  # the other ticks go now, not at the end of the run
+            obs.append(np.stack(e.obs).astype(np.float16))
+            cell.append(states[:, 0])
+            hidden.append(states[:, 1])
+            ca.append(labels(e.players, e.actions, e.pushes, agent.cfg.grid, "CA").astype(np.int8))
+            cb.append(labels(e.players, e.actions, e.pushes, agent.cfg.grid, "CB").astype(np.int8))
+            ep_id.append(np.full(e.steps, i, np.int32))
+            solved.append(e.solved)
     return {"obs": np.concatenate(obs), "cell": np.concatenate(cell), "hidden": np.concatenate(hidden),
             "CA": np.concatenate(ca), "CB": np.concatenate(cb), "episode": np.concatenate(ep_id),
-            "solved": np.array([e.solved for e in eps], np.int8)}
+            "solved": np.array(solved, np.int8)}
 
 
 def save_dataset(data: dict[str, np.ndarray], path: Path, config_hash: str) -> None:
