@@ -3,21 +3,22 @@
 # stand-in schema recording, and the claim figures on fresh seeds (10010 train styles, 10011 held-out styles).
 # Usage: bash assets/dsg/regenerate.sh [all|model|e2e-model|assets|claims]   (default: all, in that order);
 # DSG_CLAIM_N: scenes per concept and split of the claim runs (default 300).
-# Each training run is capped at 8 min wall on one thread (the shipped models; `/work/wt/heavy`); see README.md.
+# Each training run is capped at 25 min wall on one thread; the shipped models ran side by side, one core each
+# (OMP_NUM_THREADS=1); see README.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R="python -m cli"
 stage=${1:-all}
-TRAIN=(--model runs/tiny --images-per-batch 8 --per-image 8 --minutes 8 --epochs 12 --lr 3e-3 --eval-every 300
+TRAIN=(--model runs/tiny --images-per-batch 8 --per-image 8 --minutes 25 --epochs 12 --lr 3e-3 --eval-every 300
        --seed 0)
 if [ "$stage" = all ] || [ "$stage" = model ]; then
   $R dsg gen --concepts tictactoe,maze,stacks --n 1000 --styles train --seed 1 --out runs/tr
   $R dsg tiny --data runs/tr/primitives.jsonl --data runs/tr/items.jsonl --out runs/tiny --seed 0
-  $R dsg train --data runs/tr/primitives.jsonl "${TRAIN[@]}" --out runs/model
+  OMP_NUM_THREADS=1 $R dsg train --data runs/tr/primitives.jsonl "${TRAIN[@]}" --out runs/model
 fi
 if [ "$stage" = all ] || [ "$stage" = e2e-model ]; then
-  $R dsg train --data runs/tr/primitives.jsonl --abstract runs/tr/items.jsonl --abstract-repeat 4 "${TRAIN[@]}" \
-    --out runs/e2e-model
+  OMP_NUM_THREADS=1 $R dsg train --data runs/tr/primitives.jsonl --abstract runs/tr/items.jsonl --abstract-repeat 4 \
+    "${TRAIN[@]}" --out runs/e2e-model
 fi
 if [ "$stage" = all ] || [ "$stage" = assets ]; then
   for m in model e2e-model; do

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Rebuild everything in assets/maps and the figures in its README (run from the repository root).
-# The learned PPM's training is capped by wall clock (--minutes 18), so the steps it reaches depend on the CPU.
+# The learned PPM's training is capped by wall clock (--minutes 30, two threads), so the steps it reaches depend on
+# the CPU (2,547 on the two cores of the shipped run).
 set -euo pipefail
 R="reason --quiet"
 # training data: item i of a seed is the same whatever --n is
-$R maps generate --tier small --n 1146 --seed 1000 --questions 0 --out-dir runs/maps/train-small
-$R maps generate --tier medium --n 800 --seed 1000 --questions 0 --out-dir runs/maps/train-medium
-$R maps train --data runs/maps/train-small --data runs/maps/train-medium --out assets/maps/ppm --minutes 18 \
-  --cache runs/maps/train-256.npz
+$R maps generate --tier small --n 9000 --seed 1000 --questions 0 --out-dir runs/maps/train-small --workers 2
+$R maps generate --tier medium --n 6000 --seed 1000 --questions 0 --out-dir runs/maps/train-medium --workers 2
+$R maps train --data runs/maps/train-small --data runs/maps/train-medium --out assets/maps/ppm --minutes 30 \
+  --cache runs/maps/train15k-256.npz
 # the exemplar reader (perceive's default while it measures higher), fitted on the first 310/244 items
 $R maps generate --tier small --n 310 --seed 1000 --questions 0 --out-dir runs/maps/exemplar-small
 $R maps generate --tier medium --n 244 --seed 1000 --questions 0 --out-dir runs/maps/exemplar-medium
@@ -20,8 +21,8 @@ rm -f assets/maps/replay.jsonl
 $R maps answer --answerer llm --llm py:toolkit.maps.standin:respond --record assets/maps/replay.jsonl \
   --questions assets/maps/examples/questions.jsonl runs/maps/examples-sims.jsonl > /dev/null
 # held-out evaluation sets (fresh seeds)
-$R maps generate --tier small --n 200 --seed 5000 --out-dir runs/maps/eval-small
-$R maps generate --tier medium --n 100 --seed 6000 --out-dir runs/maps/eval-medium
+$R maps generate --tier small --n 500 --seed 5000 --out-dir runs/maps/eval-small --workers 2
+$R maps generate --tier medium --n 100 --seed 6000 --out-dir runs/maps/eval-medium --workers 2
 for M in assets/maps/ppm assets/maps/ppm-exemplar; do
   for t in small medium; do
     d=runs/maps/eval-$t; o=$d/$(basename $M)
@@ -32,6 +33,9 @@ for M in assets/maps/ppm assets/maps/ppm-exemplar; do
     $R maps answer --questions $d/questions.jsonl $o/sims.jsonl | $R maps eval - --gold $d/questions.jsonl > $o/rule-eval.json
     $R maps answer --answerer reduce --questions $d/questions.jsonl $o/netlists.jsonl \
       | $R maps eval - --gold $d/questions.jsonl > $o/reduce-eval.json
+    if [ "$(basename $M)" = ppm ]; then  # the learned PPM keeps each grid text
+      PYTHONPATH=. python assets/maps/breakdown.py $o/netlists.jsonl $d/circuits.jsonl > $o/breakdown.json
+    fi
   done
 done
 for t in small medium; do

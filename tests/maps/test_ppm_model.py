@@ -94,3 +94,13 @@ def test_any_vision_language_model_directory_reads_images(images, reason, tmp_pa
     (tmp_path / "notvlm" / "config.json").write_text('{"model_type": "llama"}')
     r = reason("maps", "perceive", str(image), "--model", str(tmp_path / "notvlm"))
     assert r.returncode == 2 and "not a vision-language model" in r.stderr
+
+
+def test_a_misplaced_word_in_the_value_slot_reads_as_unread():
+    """A learned reader's slip ('R' where a value belongs) must not reach the netlist as a value."""
+    from toolkit.maps.grid_text import parse_grid_text
+
+    edges = parse_grid_text("2 2 ; 0 0 h R R ; 0 0 v V + 10 ; 1 0 h R 4.7k mU ;")["edges"]
+    read = {(e["a"][0], e["a"][1], e["b"][0] == e["a"][0]): e for e in edges}
+    assert read[(0, 0, True)]["value"] == "<Empty>" and read[(0, 0, True)]["shown"] is False
+    assert read[(0, 0, False)]["value"] == "10" and read[(1, 0, True)]["value"] == "4.7k"

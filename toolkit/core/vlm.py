@@ -18,6 +18,7 @@ from typing import Any
 
 from toolkit.core.errors import InputError
 from toolkit.core.extras import require
+from toolkit.core.shared_images import shared_image_encoding, shared_preprocessing
 from toolkit.core.tiny_vlm import IMAGE_TOKEN, detokenize
 
 Turn = tuple[str, str | None]  # (question, answer); the last turn's answer is None: the one to generate
@@ -154,10 +155,11 @@ class VLM:
 
         tok = self.tokenizer
         tok.padding_side = "left"
-        batch = self.processor(images=[self.prepare(im) for im in images], text=prompts,
-                               padding=True, return_tensors="pt")
+        shown = [self.prepare(im) for im in images]
+        with shared_preprocessing(self.processor, images):
+            batch = self.processor(images=shown, text=prompts, padding=True, return_tensors="pt")
         batch = {k: v.to(self.device) for k, v in batch.items()}
-        with torch.no_grad():
+        with torch.no_grad(), shared_image_encoding(self.model, images):
             out = self.model.generate(**batch, max_new_tokens=max_new_tokens, do_sample=False,
                                       pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
         new = out[:, batch["input_ids"].shape[1]:]

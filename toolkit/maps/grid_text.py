@@ -10,7 +10,7 @@ this text and the card netlist carry the same circuit.
 from __future__ import annotations
 
 from toolkit.maps.circuit import OPEN, WIRE, assign_names, grid_edges
-from toolkit.maps.netlist import EMPTY
+from toolkit.maps.netlist import EMPTY, parse_value
 
 POLAR = {"V", "I", "E", "G", "F", "H"}
 KINDS = (WIRE, OPEN, "R", "V", "I", "C", "L", "E", "G", "F", "H")
@@ -67,6 +67,14 @@ def parse_grid_text(text: str) -> dict | None:
     return {"rows": rows, "cols": cols, "ground": [rows - 1, 0], "edges": edges}
 
 
+def _is_number(word: str) -> bool:
+    try:
+        parse_value(word)
+    except ValueError:
+        return False
+    return True
+
+
 def _edge(a, b, words: list[str]) -> dict:
     kind = words[0] if words[0] in KINDS else WIRE
     rest = words[1:]
@@ -80,5 +88,7 @@ def _edge(a, b, words: list[str]) -> dict:
         edge["flip"], rest = rest[0] == "-", rest[1:]
     value = rest[0] if rest else EMPTY
     ctrl = rest[1] if len(rest) > 1 else None
+    if value != EMPTY and not _is_number(value):  # a misplaced word in the value slot: read as unread
+        value = EMPTY
     edge.update(value=value, shown=value != EMPTY, ctrl=ctrl)
     return edge
