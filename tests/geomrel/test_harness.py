@@ -140,3 +140,16 @@ def test_replay_is_byte_identical_and_eval_keeps_agreeing_items(tmp_path, reason
     assert _records(ev.stdout)[0]["n"] == 3 and _records(ev.stdout)[0]["accuracy"] == 1.0
     bad = reason("geomrel", "eval", "-", "--gold", str(items), "--only", "agree", input=solved.stdout)
     assert bad.returncode == 2 and "--only needs --verdicts" in bad.stderr
+
+
+def test_shipped_classifier_reaches_its_readme_figure_on_the_examples(reason, tmp_path):
+    """assets/geomrel/README.md: the shipped classifier scores 0.780 on examples/ (200 fresh items)."""
+    pytest.importorskip("torch")
+    examples = ROOT / "assets" / "geomrel" / "examples" / "items.jsonl"
+    r = reason("geomrel", "classify", str(examples), "--model", str(ROOT / "assets" / "geomrel" / "classifier"))
+    assert r.returncode == 0, r.stderr
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(r.stdout)
+    e = reason("geomrel", "eval", str(preds), "--gold", str(examples))
+    assert e.returncode == 0, e.stderr
+    assert _records(e.stdout)[-1]["accuracy"] >= 0.78 - 0.02
