@@ -47,7 +47,7 @@ def test_batched_answers_equal_with_one_encoding_per_image(which, tiny_dsg_vlm, 
     try:
         batched = vlm.generate(images, questions, max_new_tokens=4)
         assert seen == [len(cache)] and prepared == [len(cache)] and len(cache) < len(images)
-        one_by_one = [vlm.generate([im], [q], max_new_tokens=4)[0] for im, q in zip(images, questions)]
+        one_by_one = [vlm.generate([im], [q], max_new_tokens=4)[0] for im, q in zip(images, questions, strict=True)]
     finally:
         handle.remove()
     assert batched == one_by_one
