@@ -142,3 +142,14 @@ def test_supplementary_label_flagged_unless_linear_pair():
                         "options": opts})
     assert sums["status"] == "agree" and sums["linear_pair"] is False
     assert sums["sup_flag"] == "sums to 180° but is not a linear pair"
+
+
+def test_a_special_position_reached_only_as_two_points_merge_does_not_count():
+    """X beyond Y on the diagonal CY of rectangle CRYS: XS is perpendicular to SC only in the limit X -> Y, which the
+    extension excludes, so the relation is 'intersecting' (a search once stopped 1e-6 from Y and said otherwise)."""
+    from toolkit.geomrel.verify import derive_from_text
+
+    q = ("CRYS is a rectangle. X lies on the extension of CY beyond Y. Extend YC beyond C to a point P. What is the "
+         "positional relationship between line XS and line SC?\nAnswer choices:A. Parallel B. Perpendicular "
+         "C. Intersecting but not perpendicular D. Cannot be inferred")
+    assert derive_from_text(q)["derived"] == "intersecting"

@@ -222,9 +222,23 @@ def reachable(steps, q, name, thetas) -> bool:
         P = points(steps, fit.x)
         # coincident lines are a degenerate question, not a parallel position
         apart = q["domain"] != "line" or predicate_values(q, P)["coincide"] > 1e-6
-        if max(np.abs(resid(fit.x))) < TOL and apart and not degenerate(steps, P, fit.x) and _elements_ok(q, P):
+        if max(np.abs(resid(fit.x))) < TOL and apart and not degenerate(steps, P, fit.x) and _elements_ok(q, P) \
+                and _clear_of_coincidence(P):
             return True
     return False
+
+
+SPECIAL_MARGIN = 1e-4  # a special position must hold with every two named points this far apart (x scale)
+
+
+def _clear_of_coincidence(P) -> bool:
+    """A special position found by least_squares must not be the limit of two named points running together: a
+    search can drive X on an extension beyond Y to within 1e-5 of Y, where XS is 'perpendicular' only because XS
+    has become YS. Genuine special positions leave room to spare."""
+    scale = max(1.0, max(np.abs(v).max() for v in P.values()))
+    named = list(P.values())
+    return all(np.linalg.norm(named[i] - named[j]) >= SPECIAL_MARGIN * scale
+               for i in range(len(named)) for j in range(i + 1, len(named)))
 
 
 def _elements_ok(q, P) -> bool:
