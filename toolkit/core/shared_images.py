@@ -27,12 +27,9 @@ def distinct_index(images: list) -> tuple[list[int], list[int]]:
 def vision_tower(model) -> Any:
     """The model's vision tower module (LLaVA-style `vision_tower`, under `.model` in newer layouts, or under a
     peft wrapper), or None when the model has none we know."""
-    for owner in (model, getattr(model, "model", None), getattr(getattr(model, "base_model", None), "model", None)):
-        tower = getattr(owner, "vision_tower", None) if owner is not None else None
-        if tower is not None:
-            return tower
-        inner = getattr(owner, "model", None) if owner is not None else None
-        tower = getattr(inner, "vision_tower", None) if inner is not None else None
+    base = getattr(getattr(model, "base_model", None), "model", None)
+    for owner in (model, getattr(model, "model", None), base, getattr(base, "model", None)):
+        tower = getattr(owner, "vision_tower", None)
         if tower is not None:
             return tower
     return None

@@ -125,10 +125,8 @@ def constraint_residuals(steps, P):
 def degenerate(steps, P, theta) -> bool:
     """Shapes must keep area, derived steps need distinct defining points, 'nonzero' parameters stay away from 0."""
     scale = max(1.0, max(np.abs(v).max() for v in P.values()))
-    named = list(P.values())
     # two names are two points (a point on a circle may not run into the diameter's far end, ...)
-    if any(np.linalg.norm(named[i] - named[j]) < 1e-6 * scale for i in range(len(named))
-           for j in range(i + 1, len(named))):
+    if not _named_apart(P, 1e-6):
         return True
     for s in steps:
         pts = [P[x] for x in s["pts"] if x in P]
@@ -235,9 +233,14 @@ def _clear_of_coincidence(P) -> bool:
     """A special position found by least_squares must not be the limit of two named points running together: a
     search can drive X on an extension beyond Y to within 1e-5 of Y, where XS is 'perpendicular' only because XS
     has become YS. Genuine special positions leave room to spare."""
+    return _named_apart(P, SPECIAL_MARGIN)
+
+
+def _named_apart(P, margin: float) -> bool:
+    """Every two named points at least `margin` x the figure's scale apart."""
     scale = max(1.0, max(np.abs(v).max() for v in P.values()))
     named = list(P.values())
-    return all(np.linalg.norm(named[i] - named[j]) >= SPECIAL_MARGIN * scale
+    return all(np.linalg.norm(named[i] - named[j]) >= margin * scale
                for i in range(len(named)) for j in range(i + 1, len(named)))
 
 
