@@ -170,8 +170,10 @@ def eval(  # noqa: A001 - the command is called eval
     from toolkit.geomrel.evaluate import score
 
     bad = BadLines()
-    golds = {it["id"]: it for it in _items(str(gold), skip_bad, bad)}
+    # predictions first: in `generate | tee items.jsonl | ask - | eval - --gold items.jsonl` the gold file is
+    # complete only once the predictions' stream has ended
     predictions = list(read_records(preds, types=["geomrel.pred"], required=("id",), skip_bad=skip_bad, bad=bad))
+    golds = {it["id"]: it for it in _items(str(gold), skip_bad, bad)}
     if only is not None and verdicts is None:
         raise InputError("--only needs --verdicts")
     if verdicts is not None:
@@ -217,6 +219,12 @@ def train(
     model_out: Annotated[Path, typer.Option("--out", help="Model directory to write.")],
     minutes: Annotated[float, typer.Option("--minutes", min=0.0, help="Wall-clock training budget.")] = 20.0,
     steps: Annotated[int | None, typer.Option("--steps", min=1, help="Stop after this many steps.")] = None,
+    rephrasings: Annotated[int, typer.Option("--rephrasings", min=0, help="Extra rewordings of each generated "
+                                             "item (same construction and label).")] = 0,
+    threads: Annotated[int, typer.Option("--threads", min=1, help="torch threads.")] = 1,
+    exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Items (e.g. the test sets) whose "
+                                                      "questions, up to point letters, must not be trained on "
+                                                      "(repeatable).")] = None,
     seed: SeedOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Train the relation classifier (4-layer BERT, width 128, from a config) on generated items.
@@ -228,11 +236,16 @@ def train(
 
     bad = BadLines()
     items = [it for path in data for it in _items(path, skip_bad, bad)]
+    held = [it for path in exclude or () for it in _items(path, skip_bad, bad)]
     if not items:
         raise InputError("--data: no items")
-    summary = run_train(items, model_out, minutes=minutes, max_steps=steps, seed=seed_or_global(seed))
-    console.info(f"{summary['steps']} steps on {summary['items']} items in {summary['seconds']} s; loss "
-                 f"{summary['loss_first']} -> {summary['loss_last']}")
+    summary = run_train(items, model_out, minutes=minutes, max_steps=steps, seed=seed_or_global(seed),
+                        rephrasings=rephrasings, threads=threads, held=held)
+    if held:
+        console.info(f"--exclude: {summary['dropped_held_out']} training texts ask a held-out question (up to "
+                     "point letters); not trained on")
+    console.info(f"{summary['steps']} steps on {summary['texts']} texts of {summary['items']} items in "
+                 f"{summary['seconds']} s; loss {summary['loss_first']} -> {summary['loss_last']}")
     report_bad(bad)
 
 
@@ -243,6 +256,12 @@ def classify(
                                                        "baseline (MiniLM embeddings + logistic regression fitted "
                                                        "on --data).")],
     data: Annotated[list[str] | None, typer.Option("--data", help="Training items for --model minilm.")] = None,
+    rephrasings: Annotated[int, typer.Option("--rephrasings", min=0, help="With --model minilm: extra rewordings "
+                                             "of each training item, as `train --rephrasings` (same seed, same "
+                                             "texts).")] = 0,
+    exclude: Annotated[list[str] | None, typer.Option("--exclude", help="With --model minilm: held-out items "
+                                                      "whose questions are not fitted on, as `train --exclude`.")]
+    = None,
     seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Predict each item's relation with the trained classifier (never reads `answer`).
@@ -250,16 +269,19 @@ def classify(
     Example: reason geomrel classify items.jsonl --model assets/geomrel/classifier -o preds.jsonl
     """
     _require_ml()
-    seed_or_global(seed)
+    seed = seed_or_global(seed)
     bad = BadLines()
     todo = list(_items(items, skip_bad, bad))
     if model == "minilm":
         from toolkit.geomrel.baseline import minilm_predict
+        from toolkit.geomrel.classifier import with_rephrasings, without_questions_of
 
         if not data:
             raise InputError("--model minilm needs --data (the training items)")
-        train_items = [it for path in data for it in _items(path, skip_bad, bad)]
-        letters, name = minilm_predict(train_items, todo), "minilm-logreg"
+        held = [it for path in exclude or () for it in _items(path, skip_bad, bad)]
+        train_items, _ = without_questions_of(
+            with_rephrasings([it for path in data for it in _items(path, skip_bad, bad)], rephrasings, seed), held)
+        letters, name = minilm_predict(train_items, todo, seed), "minilm-logreg"
     else:
         from toolkit.core.assets import asset_path
         from toolkit.geomrel.classifier import load as load_model

@@ -13,6 +13,7 @@ part=${1:-all}
 # classifier templates: every shape but rhombus and trapezoid, which are held out
 HOLD=rhombus,trapezoid
 OTHER=triangle,right_triangle,isosceles,equilateral,parallelogram,rectangle,square
+CHUNKS=${CHUNKS:-12}  # training chunks per shard (see the classifier part)
 
 if [[ $part == examples || $part == all ]]; then
   python $A/fixture/write_fixture.py $A/fixture/official-style.jsonl
@@ -27,23 +28,37 @@ if [[ $part == examples || $part == all ]]; then
 fi
 
 if [[ $part == classifier || $part == all ]]; then
-  # depth-1 training items: the agreement run's basic items (seed 4242) without the held-out templates
-  [[ -f "$W/agree-basic.jsonl" ]] || $R geomrel generate --level basic --n 1000 --seed 4242 -o "$W/agree-basic.jsonl"
-  python -c "import json,sys; [sys.stdout.write(l) for l in open(sys.argv[1]) if not {'rhombus','trapezoid'} & set(json.loads(l)['templates'])]" \
-    "$W/agree-basic.jsonl" > "$W/train-d1.jsonl"
-  $R geomrel generate --level advanced --depth 2 --n 400 --seed 5000 --exclude-templates $HOLD -o "$W/train-d2.jsonl"
-  $R geomrel generate --level basic --n 60 --seed 6000 --exclude-templates $HOLD -o "$W/test-d1.jsonl"
-  $R geomrel generate --level advanced --depth 2 --n 60 --seed 6000 --exclude-templates $HOLD -o "$W/test-d2.jsonl"
-  $R geomrel generate --level advanced --depth 3 --n 60 --seed 6000 --exclude-templates $HOLD -o "$W/test-d3.jsonl"
-  $R geomrel generate --level basic --n 40 --seed 6000 --exclude-templates $OTHER -o "$W/heldout-d1.jsonl"
-  $R geomrel generate --level advanced --depth 2 --n 40 --seed 6000 --exclude-templates $OTHER -o "$W/heldout-d2.jsonl"
+  # fresh test splits (seed 6000) and training chunks (seeds 7000+k and 8000+k, two shards in parallel: 200 basic
+  # + 100 depth-2 items per chunk), all without the held-out templates; about 45 minutes on 2 cores
+  $R geomrel generate --level basic --n 150 --seed 6000 --exclude-templates $HOLD -o "$W/test-d1.jsonl"
+  $R geomrel generate --level advanced --depth 2 --n 150 --seed 6000 --exclude-templates $HOLD -o "$W/test-d2.jsonl"
+  $R geomrel generate --level advanced --depth 3 --n 150 --seed 6000 --exclude-templates $HOLD -o "$W/test-d3.jsonl"
+  $R geomrel generate --level basic --n 75 --seed 6000 --exclude-templates $OTHER -o "$W/heldout-d1.jsonl"
+  $R geomrel generate --level advanced --depth 2 --n 75 --seed 6000 --exclude-templates $OTHER -o "$W/heldout-d2.jsonl"
   cat "$W/test-d1.jsonl" "$W/test-d2.jsonl" > "$W/test-d12.jsonl"
   cat "$W/heldout-d1.jsonl" "$W/heldout-d2.jsonl" > "$W/heldout.jsonl"
-  $R geomrel train --data "$W/train-d1.jsonl" --data "$W/train-d2.jsonl" --out $A/classifier --minutes 6 --seed 0
+  cat "$W/test-d12.jsonl" "$W/test-d3.jsonl" "$W/heldout.jsonl" > "$W/all-test.jsonl"
+  mkdir -p "$W/train"
+  shard() {
+    for k in $(seq 0 $((CHUNKS - 1))); do
+      s=$((7000 + $1 * 1000 + k))
+      $R geomrel generate --level basic --n 200 --seed $s --exclude-templates $HOLD -o "$W/train/b-$s.jsonl"
+      $R geomrel generate --level advanced --depth 2 --n 100 --seed $s --exclude-templates $HOLD -o "$W/train/a-$s.jsonl"
+    done
+  }
+  shard 0 & shard 1 & wait
+  cat "$W"/train/[ab]-*.jsonl > "$W/train.jsonl"
+  # 7 rewordings per item; any text asking a test question (up to point letters) is left out
+  $R geomrel train --data "$W/train.jsonl" --rephrasings 7 --exclude "$W/all-test.jsonl" --threads 2 --minutes 30 \
+    --seed 0 --out $A/classifier
+  # the MiniLM baseline embeds its 60k training texts once, for all three splits together
+  $R geomrel classify "$W/all-test.jsonl" --model minilm --data "$W/train.jsonl" --rephrasings 7 --seed 0 \
+    --exclude "$W/all-test.jsonl" -o "$W/minilm-preds.jsonl"
   for split in test-d12 test-d3 heldout; do
     $R geomrel classify "$W/$split.jsonl" --model $A/classifier \
       | $R geomrel eval - --gold "$W/$split.jsonl" -o "$W/eval-classifier-$split.json"
-    $R geomrel classify "$W/$split.jsonl" --model minilm --data "$W/train-d1.jsonl" --data "$W/train-d2.jsonl" \
+    python -c "import json,sys; ids={json.loads(l)['id'] for l in open(sys.argv[1])}; \
+[sys.stdout.write(l) for l in open(sys.argv[2]) if json.loads(l)['id'] in ids]" "$W/$split.jsonl" "$W/minilm-preds.jsonl" \
       | $R geomrel eval - --gold "$W/$split.jsonl" -o "$W/eval-minilm-$split.json"
   done
   $R geomrel classify $A/examples/items.jsonl --model $A/classifier \

@@ -52,6 +52,40 @@ def test_verifier_agrees_with_generator():
     assert statuses.count("agree") == len(items), statuses
 
 
+def test_a_witness_with_two_names_for_one_point_is_not_admissible():
+    """Square HBZW, U on the circle with diameter WZ, P the foot from Z to HU: at t0 = 1, U is the centre and P is
+    Z itself. That witness once proved 'Cannot be inferred' for angle BZU vs UBZ; it is a degenerate figure."""
+    from toolkit.geomrel.audit import witnesses_differ
+
+    steps = [{"op": "square", "pts": ["H", "B", "Z", "W"]}, {"op": "on_circle", "pts": ["U", "W", "Z"]},
+             {"op": "foot", "pts": ["P", "Z", "H", "U"], "irrelevant": True}]
+    q = {"domain": "angle", "a": ["B", "Z", "U"], "b": ["U", "B", "Z"]}
+    r = exact.realize(steps)
+    (t0,) = [p.symbol for p in r.params]
+    assert not exact.admissible(r, {t0: exact.sp.Integer(1)})
+    assert exact.admissible(r, {t0: exact.sp.Rational(-5, 2)})
+    with pytest.raises(labels.Undecided):
+        labels.derive(r, q, random.Random(0))
+    item = {"construction": {"steps": steps, "question": q},
+            "witnesses": [exact.witness_json(r, {t0: exact.sp.Integer(1)}, "equal"),
+                          exact.witness_json(r, {t0: exact.sp.Rational(-5, 2)}, "none")]}
+    assert not witnesses_differ(item)
+
+
+def test_rephrasings_keep_the_label_the_verifier_derives():
+    from toolkit.geomrel.generate import rephrase
+
+    items = generate(6, 12, "basic", ["line", "angle", "shape"])
+    rng = random.Random(1)
+    texts = set()
+    for item in items:
+        for _ in range(2):
+            text = rephrase(item, rng)
+            texts.add(text)
+            assert verify_item({**item, "question": text})["status"] == "agree", text
+    assert len(texts - {it["question"] for it in items}) >= 8  # most rewordings differ from the original
+
+
 def test_verifier_flags_wrong_label_and_bad_shapes():
     q = "ABC is a right triangle with the right angle at B. What is the positional relationship between line AB " \
         "and line BC?\nAnswer choices:A. Parallel B. Perpendicular C. Intersecting but not perpendicular " \

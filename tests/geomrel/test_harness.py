@@ -121,6 +121,37 @@ def test_twenty_steps_lower_the_loss_and_classify_reads_the_model(tmp_path, reas
     assert bad.returncode == 2 and "missing vocab.json" in bad.stderr
 
 
+def test_the_readme_pipeline_scores_against_the_file_it_is_still_writing(tmp_path):
+    """`generate | tee items.jsonl | ... | eval - --gold items.jsonl`: eval must read the gold file only after the
+    predictions' stream has ended, when tee has written all of it."""
+    import subprocess
+    import sys
+
+    r = f"{sys.executable} -m cli geomrel"
+    items = tmp_path / "items.jsonl"
+    pipeline = (f"{r} generate --level basic --n 6 --seed 5 | tee {items} | {r} solve - "
+                f"| {r} eval - --gold {items}")
+    done = subprocess.run(["bash", "-c", f"set -o pipefail; {pipeline}"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    (result,) = _records(done.stdout)
+    assert result["n"] == 6 and result["accuracy"] == 1.0
+
+
+def test_training_rewords_items_and_never_trains_on_a_held_out_question(tmp_path):
+    pytest.importorskip("torch")
+    from toolkit.geomrel.classifier import canonical_words, train, with_rephrasings
+
+    items = [json.loads(line) for line in (ROOT / "assets/geomrel/examples/items.jsonl").read_text().splitlines()]
+    train_items, held = items[:40], items[:5]
+    texts = with_rephrasings(train_items, 2, seed=0)
+    assert len(texts) == 120 and [t["answer"] for t in texts[40:42]] == [items[0]["answer"]] * 2
+    summary = train(train_items, tmp_path / "m", max_steps=1, rephrasings=2, held=held, seed=0)
+    held_words = {tuple(canonical_words(it["question"])) for it in held}
+    dropped = sum(tuple(canonical_words(t["question"])) in held_words for t in texts)
+    assert summary["dropped_held_out"] == dropped >= 5 and summary["texts"] == 120 - dropped
+
+
 def test_replay_is_byte_identical_and_eval_keeps_agreeing_items(tmp_path, reason):
     rows = FIXTURE.read_text().splitlines()
     items = tmp_path / "items.jsonl"

@@ -17,7 +17,10 @@ from toolkit.geomrel import exact, labels
 
 
 def witnesses_differ(item: dict) -> bool:
-    """Both witnesses recompute (exactly, from the construction) to the relations they claim, and those differ."""
+    """Both witnesses recompute (exactly, from the construction) to the relations they claim, those differ, and
+    neither gives two names one point (a degenerate figure, which the text does not describe)."""
+    if any(len({tuple(xy) for xy in w["points"].values()}) < len(w["points"]) for w in item["witnesses"]):
+        return False
     c = item["construction"]
     r = exact.realize(c["steps"])
     found = []

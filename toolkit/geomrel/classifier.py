@@ -90,9 +90,30 @@ def _encode(tokenizer, texts: list[list[str]]):
                      return_tensors="pt")
 
 
+def without_questions_of(items: list[dict], held: list[dict]) -> tuple[list[dict], int]:
+    """items minus those whose question equals a held-out one up to point letters; and how many were dropped."""
+    seen = {tuple(canonical_words(it["question"])) for it in held}
+    kept = [it for it in items if tuple(canonical_words(it["question"])) not in seen]
+    return kept, len(items) - len(kept)
+
+
+def with_rephrasings(items: list[dict], k: int, seed: int) -> list[dict]:
+    """The items plus k rephrasings of each generated one (same construction and label, other wording)."""
+    import random
+
+    from toolkit.geomrel.generate import rephrase
+
+    rng = random.Random(seed)
+    extra = [{**it, "question": rephrase(it, rng)} for it in items if "construction" in it for _ in range(k)]
+    return items + extra
+
+
 def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int | None = None, batch: int = 32,
-          lr: float = 5e-4, seed: int = 0) -> dict:
-    """Train from scratch; stops at max_steps or after `minutes` of wall time. Returns the training summary."""
+          lr: float = 5e-4, seed: int = 0, rephrasings: int = 0, threads: int = 1, held: list[dict] = ()) -> dict:
+    """Train from scratch; stops at max_steps or after `minutes` of wall time. Returns the training summary.
+
+    `rephrasings` adds that many rewordings of each generated item (see `with_rephrasings`); texts that ask a
+    question of `held` (up to point letters) are left out."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
@@ -101,7 +122,9 @@ def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int
 
     quiet_library_logs()
     seed_everything(seed)
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
+    constructions = len(items)
+    items, dropped = without_questions_of(with_rephrasings(items, rephrasings, seed), held)
     texts = [canonical_words(it["question"]) for it in items]
     labels = torch.tensor([label_of(it) for it in items])
     vocab = build_vocab(texts)
@@ -129,7 +152,8 @@ def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int
     model.save_pretrained(out, safe_serialization=True)
     (out / "vocab.json").write_text(json.dumps(vocab))
     k = max(1, min(20, len(losses) // 5))
-    summary = {"items": len(items), "steps": step, "seconds": round(time.monotonic() - start, 1),
+    summary = {"items": constructions, "texts": len(items), "rephrasings": rephrasings,
+               "dropped_held_out": dropped, "steps": step, "seconds": round(time.monotonic() - start, 1),
                "loss_first": round(sum(losses[:k]) / k, 4), "loss_last": round(sum(losses[-k:]) / k, 4),
                "params": sum(p.numel() for p in model.parameters()), "classes": CLASSES, "seed": seed}
     (out / "training.json").write_text(json.dumps(summary, indent=1))

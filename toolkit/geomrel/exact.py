@@ -236,7 +236,9 @@ def admissible(r: Realization, values: dict, extra_nonzero=()) -> bool:
     for expr in [*r.nonzero, *extra_nonzero]:
         if evaluate(expr, full) == 0:
             return False
-    return True
+    # two names for one point (a foot landing on a vertex) is a degenerate figure, as in constructions
+    at = {tuple(evaluate(c, full) for c in xy) for xy in r.points.values()}
+    return len(at) == len(r.points)
 
 
 def random_assignment(r: Realization, rng: random.Random) -> dict:

@@ -100,6 +100,17 @@ def render(steps: list[dict], q: dict, rng: random.Random) -> tuple[str, list[st
     return " ".join(clauses) + " " + ask, options
 
 
+def rephrase(item: dict, rng: random.Random) -> str:
+    """Another text of a generated item with the same label: fresh phrasings, and for line and angle questions
+    the two elements in either order, each written either way round (AB is BA; the angle ABC is CBA)."""
+    steps, q = item["construction"]["steps"], dict(item["construction"]["question"])
+    if q["domain"] in ("line", "angle"):
+        a, b = (q["a"][::-1] if rng.random() < 0.5 else q["a"]), (q["b"][::-1] if rng.random() < 0.5 else q["b"])
+        q["a"], q["b"] = (b, a) if rng.random() < 0.5 else (a, b)
+    body, _ = render(steps, q, rng)
+    return question_text(body, item["options"], spaced=rng.random() < 0.5)
+
+
 def question_text(body: str, options: list[str], spaced: bool) -> str:
     joined = " ".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(options))
     return f"{body}\nAnswer choices:{' ' if spaced else ''}{joined}"

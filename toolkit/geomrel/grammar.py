@@ -179,6 +179,39 @@ def split_question(question: str) -> tuple[str, list[str]]:
     return body.strip(), [o.strip() for o in options if o.strip()]
 
 
+CAPITALS = re.compile(r"\b[A-Z]+\b")
+
+
+def _letters_in_order(text: str) -> tuple[str, dict[str, str]]:
+    """The sentence with its point letters renamed A, B, C, ... by first appearance, and the way back. Sentences
+    of one template then share a parse (the grammar never depends on which letters a figure uses)."""
+    forward: dict[str, str] = {}
+    for word in CAPITALS.findall(text):
+        for c in word:
+            forward.setdefault(c, chr(65 + len(forward)))
+    table = str.maketrans(forward)
+    renamed = CAPITALS.sub(lambda m: m.group(0).translate(table), text)
+    return renamed, {v: k for k, v in forward.items()}
+
+
+@lru_cache(maxsize=4096)
+def _parse_renamed(text: str) -> dict | None:
+    try:
+        return _ToStep().transform(parser().parse(text))
+    except (exceptions.LarkError, StopIteration, ValueError, IndexError):
+        return None
+
+
+def _named_back(value, back: dict[str, str]):
+    if isinstance(value, dict):
+        return {k: _named_back(v, back) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_named_back(v, back) for v in value]
+    if isinstance(value, str) and value and all(c in back or c == "'" for c in value):
+        return "".join(back.get(c, c) for c in value)
+    return value
+
+
 def read(body: str) -> tuple[list[dict], list[str]]:
     """Steps (the question step last) and the sentences that did not parse."""
     steps, unparsed = [], []
@@ -186,8 +219,10 @@ def read(body: str) -> tuple[list[dict], list[str]]:
         text = sentence.strip().rstrip(".?").strip()
         if not text:
             continue
-        try:
-            steps.append(_ToStep().transform(parser().parse(text)))
-        except (exceptions.LarkError, StopIteration, ValueError, IndexError):
+        renamed, back = _letters_in_order(text)
+        step = _parse_renamed(renamed)
+        if step is None:
             unparsed.append(sentence.strip())
+        else:
+            steps.append(_named_back(step, back))
     return steps, unparsed

@@ -11,6 +11,11 @@ STATUSES = ("agree", "disagree", "ambiguous", "inconsistent", "unparsed")
 
 def derive_from_text(question: str, samples: int = 32, seed: int = 0) -> dict:
     """{'status': ..., 'derived': relation or None, 'unparsed': [...], 'domain': ...} from the text alone."""
+    with np.errstate(all="ignore"):  # random realizations far out overflow harmlessly; they are discarded
+        return _derive(question, samples, seed)
+
+
+def _derive(question: str, samples: int, seed: int) -> dict:
     body, options = grammar.split_question(question)
     steps, unparsed = grammar.read(body)
     asks = [s for s in steps if s["op"] == "ask"]
@@ -56,8 +61,7 @@ def derive_from_text(question: str, samples: int = 32, seed: int = 0) -> dict:
 
 def verify_item(item: dict, samples: int = 32, seed: int = 0) -> dict:
     """A geomrel.verdict body for one item: status, derived, gold, unparsed clauses."""
-    with np.errstate(all="ignore"):  # random realizations far out overflow harmlessly; they are discarded
-        found = derive_from_text(item["question"], samples, seed)
+    found = derive_from_text(item["question"], samples, seed)
     options = item.get("options") or found["options"]
     letter = item.get("answer")
     gold_text = options[ord(letter) - 65] if letter and 0 <= ord(letter) - 65 < len(options) else None
