@@ -18,8 +18,7 @@ def run_one(demo_dir, tmp_path, qid, seed=0, **cfg):
     return rec, item, db, llm
 
 
-def test_answer_end_to_end_with_standin(demo_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("REASON_CHASE_STANDIN_DATA", str(demo_dir))
+def test_answer_end_to_end_with_standin(demo_dir, tmp_path):
     rec, item, db, llm = run_one(demo_dir, tmp_path, 2, dialect="postgres")  # misspelled "Dostoyevski"
     assert rec["type"] == "sql.prediction" and len(rec["candidates"]) == 9
     assert any(v["value"] == "Fyodor Dostoevsky" for v in rec["values"])
@@ -29,8 +28,7 @@ def test_answer_end_to_end_with_standin(demo_dir, tmp_path, monkeypatch):
     assert again == rec  # same inputs and seed, same record
 
 
-def test_without_values_misspelled_literal_fails(demo_dir, tmp_path, monkeypatch):
-    monkeypatch.setenv("REASON_CHASE_STANDIN_DATA", str(demo_dir))
+def test_without_values_misspelled_literal_fails(demo_dir, tmp_path):
     rec, item, db, _ = run_one(demo_dir, tmp_path, 2, use_values=False, fix_attempts=0)
     assert rec["values"] == [] and rec["keywords"] == []
     gold = execute_sql(db, item["SQL"])

@@ -55,8 +55,7 @@ def test_run_resume_skips_done_questions(reason, tmp_path, cache):
 def test_ask_prints_sql_and_table(reason, tmp_path, cache):
     db = DEMO / "dev_databases" / "transit" / "transit.sqlite"
     r = reason("chase-sql", "ask", "--db", str(db), "Which district is Osterbro Park station in?", "--llm", STANDIN,
-               "--per-generator", "2", "--dialect", "postgres", "--cache-dir", str(cache),
-               env={"REASON_CHASE_STANDIN_DATA": str(DEMO)})
+               "--per-generator", "2", "--dialect", "postgres", "--cache-dir", str(cache))
     assert r.returncode == 0, r.stderr
     rec = lines(r.stdout)[0]
     assert "FROM stations WHERE name = 'Østerbro Park'" in rec["sql"]  # the misspelled value was retrieved
@@ -121,8 +120,7 @@ def test_train_selector_then_ask_with_lora(reason, tmp_path, cache):
     assert (out / "adapter_config.json").is_file() and (out / "selector.json").is_file()
     db = DEMO / "dev_databases" / "library" / "library.sqlite"
     r = reason("chase-sql", "ask", "--db", str(db), "How many members live in Hamburg?", "--llm", STANDIN,
-               "--per-generator", "2", "--selector", f"lora:{out}", "--cache-dir", str(cache),
-               env={"REASON_CHASE_STANDIN_DATA": str(DEMO)})
+               "--per-generator", "2", "--selector", f"lora:{out}", "--cache-dir", str(cache))
     assert r.returncode == 0, r.stderr
     rec = lines(r.stdout)[0]
     assert rec["type"] == "sql.prediction" and rec["selection"] == "tournament" and len(rec["candidates"]) == 6
@@ -168,12 +166,11 @@ def test_not_a_database_is_an_input_error(reason, tmp_path):
 
 
 def test_workers_with_record_write_one_recording_in_question_order(reason, tmp_path, cache):
-    env = {"REASON_CHASE_STANDIN_DATA": str(DEMO)}
     common = ("chase-sql", "run", "--data", str(DEMO), "--limit", "3", "--per-generator", "2",
               "--cache-dir", str(cache))
     one_rec, two_rec = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
-    one = reason(*common, "--llm", STANDIN, "--record", str(one_rec), env=env)
-    two = reason(*common, "--llm", STANDIN, "--record", str(two_rec), "--workers", "2", env=env)
+    one = reason(*common, "--llm", STANDIN, "--record", str(one_rec))
+    two = reason(*common, "--llm", STANDIN, "--record", str(two_rec), "--workers", "2")
     assert one.returncode == 0 and two.returncode == 0, one.stderr + two.stderr
     assert two.stdout == one.stdout and two_rec.read_text() == one_rec.read_text()
     preds = lines(two.stdout)
