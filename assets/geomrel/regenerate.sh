@@ -13,7 +13,7 @@ part=${1:-all}
 # classifier templates: every shape but rhombus and trapezoid, which are held out
 HOLD=rhombus,trapezoid
 OTHER=triangle,right_triangle,isosceles,equilateral,parallelogram,rectangle,square
-CHUNKS=${CHUNKS:-12}  # training chunks per shard (see the classifier part)
+BASIC_CHUNKS=15 DEPTH2_CHUNKS=14  # training chunks per shard: the shipped classifier's 6,000 + 2,800 items
 
 if [[ $part == examples || $part == all ]]; then
   python $A/fixture/write_fixture.py $A/fixture/official-style.jsonl
@@ -29,7 +29,8 @@ fi
 
 if [[ $part == classifier || $part == all ]]; then
   # fresh test splits (seed 6000) and training chunks (seeds 7000+k and 8000+k, two shards in parallel: 200 basic
-  # + 100 depth-2 items per chunk), all without the held-out templates; about 45 minutes on 2 cores
+  # and 100 depth-2 items per chunk), all without the held-out templates; about 45 minutes on 2 cores, then 30 of
+  # training and 10 of the MiniLM baseline
   $R geomrel generate --level basic --n 150 --seed 6000 --exclude-templates $HOLD -o "$W/test-d1.jsonl"
   $R geomrel generate --level advanced --depth 2 --n 150 --seed 6000 --exclude-templates $HOLD -o "$W/test-d2.jsonl"
   $R geomrel generate --level advanced --depth 3 --n 150 --seed 6000 --exclude-templates $HOLD -o "$W/test-d3.jsonl"
@@ -40,10 +41,13 @@ if [[ $part == classifier || $part == all ]]; then
   cat "$W/test-d12.jsonl" "$W/test-d3.jsonl" "$W/heldout.jsonl" > "$W/all-test.jsonl"
   mkdir -p "$W/train"
   shard() {
-    for k in $(seq 0 $((CHUNKS - 1))); do
+    for k in $(seq 0 $((BASIC_CHUNKS - 1))); do
       s=$((7000 + $1 * 1000 + k))
       $R geomrel generate --level basic --n 200 --seed $s --exclude-templates $HOLD -o "$W/train/b-$s.jsonl"
-      $R geomrel generate --level advanced --depth 2 --n 100 --seed $s --exclude-templates $HOLD -o "$W/train/a-$s.jsonl"
+      if (( k < DEPTH2_CHUNKS )); then
+        $R geomrel generate --level advanced --depth 2 --n 100 --seed $s --exclude-templates $HOLD \
+          -o "$W/train/a-$s.jsonl"
+      fi
     done
   }
   shard 0 & shard 1 & wait
@@ -73,6 +77,8 @@ if [[ $part == agreement || $part == all ]]; then
 fi
 
 if [[ $part == agreement || $part == all ]]; then
+  # the first 50 items of each level, shipped for the agreement test
+  { head -50 "$W/agree-basic.jsonl"; head -50 "$W/agree-advanced.jsonl"; } > $A/examples/agreement-sample.jsonl
   python -m toolkit.geomrel.audit "$W/agree-basic.jsonl" "$W/verdict-basic.jsonl" \
     "$W/agree-advanced.jsonl" "$W/verdict-advanced.jsonl" > "$W/agreement.json"
 fi

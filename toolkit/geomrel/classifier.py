@@ -108,6 +108,16 @@ def with_rephrasings(items: list[dict], k: int, seed: int) -> list[dict]:
     return items + extra
 
 
+WARMUP_STEPS = 200
+
+
+def _schedule(step: int, elapsed: float, budget: float, max_steps: int | None) -> float:
+    """Linear warm-up, then linear decay to zero at whichever of the step or time budget comes first."""
+    done = max(elapsed / budget if budget > 0 else 0.0, step / max_steps if max_steps else 0.0)
+    warmup = min(WARMUP_STEPS, max(1, max_steps // 10)) if max_steps else WARMUP_STEPS
+    return min(1.0, (step + 1) / warmup) * max(0.0, 1.0 - done)
+
+
 def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int | None = None, batch: int = 32,
           lr: float = 5e-4, seed: int = 0, rephrasings: int = 0, threads: int = 1, held: list[dict] = ()) -> dict:
     """Train from scratch; stops at max_steps or after `minutes` of wall time. Returns the training summary.
@@ -143,6 +153,8 @@ def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int
             opt.zero_grad()
             out_.loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            for group in opt.param_groups:
+                group["lr"] = lr * _schedule(step, time.monotonic() - start, minutes * 60, max_steps)
             opt.step()
             losses.append(float(out_.loss.detach()))
             step += 1
