@@ -345,7 +345,7 @@ def reachable(steps, q, names, thetas) -> bool:
         pick = np.concatenate([order[:REACH_NEAREST], order[REACH_NEAREST::REACH_STRIDE]])[:REACH_STARTS]
         starts.append(thetas[pick])
         which_s += [w] * len(pick)
-        if not constrained:  # without stated relations the segment between two samples is admissible
+        if not constrained:  # without stated relations every point between two samples is a realization
             pos = [i for i in order if f[i] > 0][:4]
             neg = [i for i in order if f[i] < 0][:4]
             pairs = [(i, j) for i in pos for j in neg][:BISECT_PAIRS]
