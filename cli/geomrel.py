@@ -274,13 +274,13 @@ def classify(
     todo = list(_items(items, skip_bad, bad))
     if model == "minilm":
         from toolkit.geomrel.baseline import minilm_predict
-        from toolkit.geomrel.classifier import with_rephrasings, without_questions_of
+        from toolkit.geomrel.classifier import training_texts
 
         if not data:
             raise InputError("--model minilm needs --data (the training items)")
         held = [it for path in exclude or () for it in _items(path, skip_bad, bad)]
-        train_items, _ = without_questions_of(
-            with_rephrasings([it for path in data for it in _items(path, skip_bad, bad)], rephrasings, seed), held)
+        train_items, _ = training_texts([it for path in data for it in _items(path, skip_bad, bad)], rephrasings,
+                                        seed, held)
         letters, name = minilm_predict(train_items, todo, seed), "minilm-logreg"
     else:
         from toolkit.core.assets import asset_path

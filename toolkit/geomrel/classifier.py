@@ -118,6 +118,12 @@ def _schedule(step: int, elapsed: float, budget: float, max_steps: int | None) -
     return min(1.0, (step + 1) / warmup) * max(0.0, 1.0 - done)
 
 
+def training_texts(items: list[dict], rephrasings: int, seed: int, held: list[dict] = ()) -> tuple[list[dict], int]:
+    """The texts a model fits on: the items with their rewordings, minus those asking a held-out question; and how
+    many were left out. The classifier and the MiniLM baseline both fit on exactly these."""
+    return without_questions_of(with_rephrasings(items, rephrasings, seed), held)
+
+
 def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int | None = None, batch: int = 32,
           lr: float = 5e-4, seed: int = 0, rephrasings: int = 0, threads: int = 1, held: list[dict] = ()) -> dict:
     """Train from scratch; stops at max_steps or after `minutes` of wall time. Returns the training summary.
@@ -134,7 +140,7 @@ def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int
     seed_everything(seed)
     torch.set_num_threads(threads)
     constructions = len(items)
-    items, dropped = without_questions_of(with_rephrasings(items, rephrasings, seed), held)
+    items, dropped = training_texts(items, rephrasings, seed, held)
     texts = [canonical_words(it["question"]) for it in items]
     labels = torch.tensor([label_of(it) for it in items])
     vocab = build_vocab(texts)
