@@ -38,7 +38,8 @@ FixOpt = Annotated[int, typer.Option("--fix-attempts", min=0, help="Query fixer 
 NoValuesOpt = Annotated[bool, typer.Option("--no-values", help="Skip keyword extraction and value retrieval.")]
 SelOpt = Annotated[str, typer.Option(
     "--selector", help="'llm' (prompted, same --llm), 'llm:URI' (another backend), 'lora:ADAPTER_DIR' (trained "
-                       "with train-selector) or 'self-consistency' (majority by result).")]
+                       "with train-selector), 'model:DIR' (trained with train-selector --classifier) or "
+                       "'self-consistency' (majority by result).")]
 OneOrderOpt = Annotated[bool, typer.Option("--one-order", help="Ask the selector each pair in one order only.")]
 TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds each query may run.")]
 RowCapOpt = Annotated[int, typer.Option("--row-cap", help="Rows fetched per query at most.")]
@@ -310,18 +311,24 @@ def train_selector(
     predictions: Annotated[Path, typer.Argument(help="sql.prediction JSONL from `run` on a training split.")],
     data: Annotated[Path, typer.Option("--data", help="Dataset directory with gold SQL for those predictions.")],
     model: Annotated[Path, typer.Option("--model", help="Local causal LM directory (config.json + weights).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the LoRA adapter.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the LoRA adapter or the classifier.")],
     split: Annotated[str, typer.Option("--split", help="Split of the predictions.")] = "train",
+    classifier: Annotated[bool, typer.Option(
+        "--classifier", help="Fine-tune all of --model with a new A/B head (a model trained here, e.g. the "
+                             "shipped generator) instead of a LoRA adapter; serve with --selector model:OUT.")] = False,
+    minutes: Annotated[float, typer.Option("--minutes", min=0.05, help="With --classifier: wall-clock budget.")] = 10.0,
     epochs: Annotated[int, typer.Option("--epochs", min=1)] = 3,
-    lr: Annotated[float, typer.Option("--lr")] = 1e-3,
+    lr: Annotated[float | None, typer.Option("--lr", help="Default 1e-3 (LoRA), 3e-4 (--classifier).")] = None,
     rank: Annotated[int, typer.Option("--rank", min=1, help="LoRA rank.")] = 8,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 8,
     max_length: Annotated[int, typer.Option("--max-length", min=16, help="Prompt tokens kept (from the end).")] = 1024,
     max_pairs: Annotated[int | None, typer.Option("--max-pairs", help="Use at most N pairs.")] = None,
+    per_question: Annotated[int, typer.Option("--per-question", min=2, help="Pairs per question at most "
+                                                                             "(both orders count).")] = 8,
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda[:N].")] = "auto",
     seed: SeedOpt = None,
 ):
-    """Fine-tune a binary A/B selector with LoRA on pairs from training candidate pools clustered by result.
+    """Train a binary A/B selector on pairs from training candidate pools clustered by result.
 
     Example: reason chase-sql train-selector train-preds.jsonl --data BIRD --model ./qwen2.5-0.5b --out selector-lora
     """
@@ -331,14 +338,21 @@ def train_selector(
     from toolkit.core.records import load_records, make_record
 
     require("sql")
-    require("ml", "torch", "transformers", "peft")
+    require("ml", "torch", "transformers", *(() if classifier else ("peft",)))
     ds = load_dataset(data, split)
-    pairs = build_pairs(load_records(predictions, types=["sql.prediction"]), ds, seed=seed_or_global(seed))
+    pairs = build_pairs(load_records(predictions, types=["sql.prediction"]), ds, seed=seed_or_global(seed),
+                        max_per_question=per_question)
     if max_pairs is not None:
         pairs = pairs[:max_pairs]
-    cfg = TrainConfig(epochs=epochs, lr=lr, rank=rank, batch_size=batch_size, max_length=max_length, device=device,
-                      seed=seed_or_global(seed))
-    report = train_lora_selector(pairs, model, out, cfg)
+    if classifier:
+        from toolkit.chase_sql.learned.train_pairwise import train_pairwise
+
+        report = train_pairwise(pairs, model, out, minutes=minutes, lr=lr or 3e-4, batch=batch_size,
+                                max_length=min(max_length, 512), seed=seed_or_global(seed))
+    else:
+        cfg = TrainConfig(epochs=epochs, lr=lr or 1e-3, rank=rank, batch_size=batch_size, max_length=max_length,
+                          device=device, seed=seed_or_global(seed))
+        report = train_lora_selector(pairs, model, out, cfg)
     with open_writer(None) as writer:
         writer.write(make_record("sql.selector_training", out=str(out), **report))
 
@@ -393,3 +407,56 @@ def world(
     report = write_world(out, seed_or_global(seed), dbs, split, questions_per_db)
     with open_writer(None) as writer:
         writer.write(make_record("sql.world", **dataclasses.asdict(report)))
+
+
+@app.command("train-generator")
+def train_generator(
+    worlds: Annotated[list[Path], typer.Argument(help="Training world directories (from `world --split train`).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the model (served with --llm hf:DIR).")],
+    minutes: Annotated[float, typer.Option("--minutes", min=0.05, help="Wall-clock training budget.")] = 25.0,
+    vocab_size: Annotated[int, typer.Option("--vocab-size", min=100, help="BPE pieces at most.")] = 2000,
+    lr: Annotated[float, typer.Option("--lr")] = 2e-3,
+    batch_tokens: Annotated[int, typer.Option("--batch-tokens", min=256, help="Padded tokens a batch.")] = 4000,
+    seed: SeedOpt = None,
+):
+    """Train the small SQL generator from scratch (a Llama config) on every pipeline stage of training worlds.
+
+    Example: reason chase-sql train-generator worlds/train --out sqlgen --minutes 25
+    """
+    from toolkit.chase_sql.learned.train_generator import train_generator as train
+    from toolkit.core.extras import require
+    from toolkit.core.records import make_record
+
+    require("sql")
+    require("ml", "torch", "transformers")
+    summary = train(worlds, out, minutes=minutes, seed=seed_or_global(seed), vocab_size=vocab_size, lr=lr,
+                    batch_tokens=batch_tokens)
+    with open_writer(None) as writer:
+        writer.write(make_record("sql.generator_training", out=str(out), **{k: v for k, v in summary.items()
+                                                                           if k != "log"}))
+
+
+@app.command()
+def breakdown(
+    predictions: Annotated[Path, typer.Argument(help="sql.prediction JSONL of one run.")],
+    data: Annotated[Path, typer.Option("--data", help="The dataset directory the run answered (with gold SQL).")],
+    split: Annotated[str, typer.Option("--split", help="Split name.")] = "dev",
+    seed: SeedOpt = None,
+):
+    """Per-generator EX and oracle, the fixer's gain, selector vs self-consistency with a paired bootstrap 95% CI,
+    and the misspelt-value questions apart (BIRD EX, re-executed).
+
+    Example: reason chase-sql breakdown preds.jsonl --data assets/chase_sql/world-test
+    """
+    from toolkit.chase_sql.breakdown import breakdown as question_table
+    from toolkit.chase_sql.breakdown import misspelt_qids
+    from toolkit.chase_sql.data import load_dataset
+    from toolkit.core.extras import require
+    from toolkit.core.records import load_records, make_record
+
+    require("sql")
+    ds = load_dataset(data, split)
+    report = question_table(load_records(predictions, types=["sql.prediction"], required=("qid", "sql")), ds,
+                   misspelt_qids(data, split), seed=seed_or_global(seed))
+    with open_writer(None) as writer:
+        writer.write(make_record("sql.breakdown", predictions=str(predictions), **report))

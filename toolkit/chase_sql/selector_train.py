@@ -17,6 +17,7 @@ from typing import Any
 from toolkit.chase_sql.data import Dataset
 from toolkit.chase_sql.evaluation import bird_ex
 from toolkit.chase_sql.executor import Executor
+from toolkit.chase_sql.learned.pairwise import pair_text
 from toolkit.chase_sql.pipeline import tables_of
 from toolkit.chase_sql.prompts import select_prompt
 from toolkit.chase_sql.schema import Schema, load_schema
@@ -58,7 +59,9 @@ def build_pairs(predictions: list[dict[str, Any]], ds: Dataset, seed: int = 0,
             for first, second, label in ((g, b, "A"), (b, g, "B")):
                 msgs = select_prompt(text, e.question, e.evidence, cands[first]["sql"], result_text(results[first]),
                                      cands[second]["sql"], result_text(results[second]))
-                pairs.append({"qid": e.qid, "messages": msgs, "label": label})
+                text = pair_text(e.question, e.evidence, cands[first]["sql"], result_text(results[first]),
+                                 cands[second]["sql"], result_text(results[second]))
+                pairs.append({"qid": e.qid, "messages": msgs, "text": text, "label": label})
     executor.close()
     return pairs
 

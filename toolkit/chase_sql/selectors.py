@@ -1,4 +1,5 @@
-"""Choosing the binary selector: a prompted LLM, another backend, or a LoRA-tuned local model."""
+"""Choosing the binary selector: a prompted LLM, another backend, a LoRA-tuned local model,
+or the pairwise classifier trained here (`model:DIR`)."""
 
 from __future__ import annotations
 
@@ -19,4 +20,8 @@ def make_selector(spec: str, backend):
         from toolkit.chase_sql.selector_model import LoRASelector
 
         return LoRASelector(spec[5:])
-    raise InputError(f"--selector {spec}: expected llm, llm:URI, lora:ADAPTER_DIR or self-consistency")
+    if spec.startswith("model:"):
+        from toolkit.chase_sql.learned.pairwise import ModelSelector
+
+        return ModelSelector(spec[6:])
+    raise InputError(f"--selector {spec}: expected llm, llm:URI, lora:ADAPTER_DIR, model:DIR or self-consistency")

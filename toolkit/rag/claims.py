@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolkit.core.records import make_record
+from toolkit.core.stats import paired_bootstrap
 from toolkit.rag import cam as cam_mod
-from toolkit.rag.metrics import paired_bootstrap
 
 
 def _best(records: list[dict], task: str, budget: float, methods: tuple[str, ...]) -> dict | None:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from toolkit.core.errors import InputError
 from toolkit.core.records import make_record
+from toolkit.core.stats import bootstrap_ci
 from toolkit.rag import metrics
 from toolkit.rag.sweep import task_of
 
@@ -27,7 +28,7 @@ def score_answers(rows: list[dict], gold: dict[str, dict], where: str, *, seed: 
             for key in ("em", "f1", "acc"):
                 vals = [x[key] for x in s]
                 fields[key] = round(sum(vals) / len(vals), 4)
-                fields[f"{key}_ci95"] = [round(v, 4) for v in metrics.bootstrap_ci(vals, seed=seed)]
+                fields[f"{key}_ci95"] = [round(v, 4) for v in bootstrap_ci(vals, seed=seed)]
             cost = [r.get("effective_tokens", 0) for r, _ in items]
             yield make_record("rag.score", 1, config=config, task=task, n=len(items), **fields,
                               mean_effective_tokens=round(sum(cost) / len(cost), 1),

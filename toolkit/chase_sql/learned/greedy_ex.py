@@ -1,0 +1,46 @@
+"""A quick, batched check of a generator: greedy EX of one prompt format on the first questions of a world.
+
+Keywords and SQL are each decoded in one batched greedy pass (the pipeline's sampling runs one
+request at a time), with the pipeline's own retrieval, schema filter and prompts in between.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from toolkit.chase_sql.context import QuestionContext, filter_schema
+from toolkit.chase_sql.data import load_dataset
+from toolkit.chase_sql.evaluation import bird_ex
+from toolkit.chase_sql.executor import Executor
+from toolkit.chase_sql.parsing import extract_sql, parse_keywords
+from toolkit.chase_sql.prompts import dc_prompt, keywords_prompt, qp_prompt
+from toolkit.chase_sql.schema import load_schema
+from toolkit.chase_sql.values import build_index
+
+FORMATS = ("dc", "qp")
+
+
+def greedy_ex(llm, data: str | Path, *, limit: int, fmt: str = "dc", split: str = "dev",
+              cache_dir: Path | None = None) -> dict[str, Any]:
+    if fmt not in FORMATS:
+        raise ValueError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    examples = load_dataset(data, split, limit).examples
+    kw_texts = llm.complete_many([keywords_prompt(e.question, e.evidence) for e in examples], max_tokens=64)
+    requests = []
+    for e, kw in zip(examples, kw_texts, strict=True):
+        schema = load_schema(e.db_path)
+        values = build_index(e.db_path, cache_dir=cache_dir).lookup(parse_keywords(kw.text), top_k=5)
+        ctx = QuestionContext(e.question, e.evidence, schema, values=values)
+        if fmt == "dc":
+            requests.append(dc_prompt(filter_schema(schema, e.question, e.evidence, values).render(), e.question,
+                                      e.evidence, ctx.values_text()))
+        else:
+            requests.append(qp_prompt(schema.render(), e.question, e.evidence, ctx.values_text()))
+    answers = llm.complete_many(requests, max_tokens=160)
+    executor = Executor()
+    right = [bird_ex(executor.run(e.db_path, extract_sql(a.text)), executor.run(e.db_path, e.gold))
+             for e, a in zip(examples, answers, strict=True)]
+    executor.close()
+    return {"format": fmt, "n": len(right), "ex": round(100.0 * sum(right) / max(1, len(right)), 2),
+            "sql": [extract_sql(a.text) for a in answers]}

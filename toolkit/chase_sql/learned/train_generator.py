@@ -1,0 +1,134 @@
+"""Train the SQL generator from a transformers config, on texts from training worlds, for a wall-clock budget.
+
+One model plays every stage the pipeline asks of an LLM (keywords, synthetic examples, the three
+generators, the fixer); the stages are mixed in every epoch. Loss is on the answer tokens only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+from toolkit.chase_sql.learned.corpus import TrainText, world_texts
+from toolkit.chase_sql.learned.encoding import Speller
+from toolkit.chase_sql.learned.template import CHAT_TEMPLATE
+from toolkit.core import console
+
+MODEL_SHAPE = {"hidden_size": 192, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4}
+MAX_POSITIONS = 4096
+
+
+def build_tokenizer(rendered: list[str], vocab_size: int):
+    from toolkit.core.tokenizers import piece_tokenizer
+
+    tok = piece_tokenizer(rendered, vocab_size)
+    tok.chat_template = CHAT_TEMPLATE
+    return tok
+
+
+def render(tok, t: TrainText) -> str:
+    return tok.apply_chat_template(t.messages, tokenize=False, add_generation_prompt=True)
+
+
+def token_batches(lengths: list[int], max_tokens: int, rng: random.Random) -> list[list[int]]:
+    """Indices grouped by similar length so that padded batches hold about `max_tokens` tokens."""
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], rng.random()))
+    batches, cur = [], []
+    for i in order:
+        if cur and (len(cur) + 1) * lengths[i] > max_tokens:
+            batches.append(cur)
+            cur = []
+        cur.append(i)
+    if cur:
+        batches.append(cur)
+    rng.shuffle(batches)
+    return batches
+
+
+def answer_loss(model, seqs: list[tuple[list[int], int]], pad_id: int):
+    """Mean next-token loss over the answer tokens; the output layer runs on those positions only."""
+    import torch
+
+    width = max(len(ids) for ids, _ in seqs)
+    ids = torch.full((len(seqs), width), pad_id, dtype=torch.long)
+    attn = torch.zeros_like(ids)
+    keep = torch.zeros_like(ids, dtype=torch.bool)
+    for b, (row, start) in enumerate(seqs):
+        ids[b, : len(row)] = torch.tensor(row)
+        attn[b, : len(row)] = 1
+        keep[b, start - 1: len(row) - 1] = True  # positions that predict the answer tokens
+    hidden = model.model(input_ids=ids, attention_mask=attn).last_hidden_state
+    gold = torch.roll(ids, -1, dims=1)
+    return torch.nn.functional.cross_entropy(model.lm_head(hidden[keep]), gold[keep])
+
+
+def take_step(model, opt, loss, step: int, epoch: int, t0: float, log: list[dict], every: int = 25) -> int:
+    """One clipped optimizer step; every `every` steps the loss goes to the log and stderr. Returns step + 1."""
+    import torch
+
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    if (step + 1) % every == 0:
+        log.append({"step": step + 1, "epoch": epoch, "loss": round(float(loss.detach()), 4),
+                    "elapsed_s": round(time.time() - t0, 1)})
+        console.info(json.dumps(log[-1]))
+    return step + 1
+
+
+def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int = 0, vocab_size: int = 2000,
+                    lr: float = 2e-3, batch_tokens: int = 8000) -> dict:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from toolkit.core.models import seed_everything
+
+    seed_everything(seed)
+    rng = random.Random(seed)
+    start = time.time()
+    texts = [t for i, w in enumerate(worlds) for t in world_texts(w, seed + i)]
+    tok = build_tokenizer([_plain_render(t) for t in texts], vocab_size)
+    prompts = [render(tok, t) for t in texts]
+    speller = Speller(tok)
+    lengths = [len(speller.encode(p, t.target, None)[0]) for p, t in zip(prompts, texts, strict=True)]
+    config = LlamaConfig(vocab_size=len(tok), max_position_embeddings=MAX_POSITIONS, tie_word_embeddings=True,
+                         num_key_value_heads=MODEL_SHAPE["num_attention_heads"], rope_theta=10000.0,
+                         pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
+                         eos_token_id=tok.eos_token_id, **MODEL_SHAPE)
+    config._attn_implementation = "sdpa"
+    model = LlamaForCausalLM(config)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    budget, step, epoch, log = minutes * 60.0, 0, 0, []
+    t0 = time.time()
+    console.info(f"{len(texts)} texts, {sum(lengths)} tokens an epoch, "
+                 f"{sum(p.numel() for p in model.parameters())} parameters; corpus built in {t0 - start:.0f} s")
+    model.train()
+    while time.time() - t0 < budget:
+        for batch in token_batches(lengths, batch_tokens, rng):
+            frac = (time.time() - t0) / budget
+            if frac >= 1.0:
+                break
+            for g in opt.param_groups:  # warm-up, then cosine to 5% over the wall-clock budget
+                g["lr"] = lr * min(1.0, (step + 1) / 40) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
+            seqs = [speller.encode(prompts[i], texts[i].target, rng) for i in batch]
+            step = take_step(model, opt, answer_loss(model, seqs, tok.pad_token_id), step, epoch, t0, log)
+        epoch += 1
+    model.eval()
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    summary = {"worlds": [str(w) for w in worlds], "texts": len(texts), "minutes": minutes, "steps": step,
+               "epochs_started": epoch, "seed": seed, "lr": lr, "batch_tokens": batch_tokens,
+               "vocab_size": len(tok), "params": sum(p.numel() for p in model.parameters()),
+               "train_seconds": round(time.time() - t0, 1), "log": log}
+    (out / "training_log.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def _plain_render(t: TrainText) -> str:
+    """Prompt text for learning the tokenizer's pieces (the template's output without special tokens)."""
+    return "\n".join(m["content"] for m in t.messages) + "\n" + t.target
