@@ -381,6 +381,8 @@ def world(
     split: Annotated[str, typer.Option("--split", help="Schema vocabulary: train, validation or test (disjoint "
                                                        "table and column names).")] = "train",
     questions_per_db: Annotated[int, typer.Option("--questions-per-db", min=3, help="Questions per database.")] = 10,
+    only_misspelt: Annotated[bool, typer.Option("--only-misspelt", help="Keep only the questions that write a "
+                                                                        "database value with a typo.")] = False,
     verify: Annotated[Path | None, typer.Option(
         "--verify", help="Instead of writing, check an existing BIRD-layout directory: every database is SQLite and "
                          "every gold query runs.")] = None,
@@ -404,7 +406,7 @@ def world(
         return
     if out is None:
         raise InputError("world: give --out DIR (or --verify DIR to check an existing world)")
-    report = write_world(out, seed_or_global(seed), dbs, split, questions_per_db)
+    report = write_world(out, seed_or_global(seed), dbs, split, questions_per_db, only_misspelt)
     with open_writer(None) as writer:
         writer.write(make_record("sql.world", **dataclasses.asdict(report)))
 
@@ -441,6 +443,11 @@ def breakdown(
     predictions: Annotated[Path, typer.Argument(help="sql.prediction JSONL of one run.")],
     data: Annotated[Path, typer.Option("--data", help="The dataset directory the run answered (with gold SQL).")],
     split: Annotated[str, typer.Option("--split", help="Split name.")] = "dev",
+    pool: Annotated[str | None, typer.Option("--pool", help="Keep the first k samples per generator, e.g. "
+                                                            "dc:7,qp:7,os:7 (default: every candidate).")] = None,
+    selector: Annotated[str | None, typer.Option("--selector", help="With --pool: choose within the pool by "
+                                                                    "this selector's tournament (model:DIR, "
+                                                                    "lora:DIR); default self-consistency.")] = None,
     seed: SeedOpt = None,
 ):
     """Per-generator EX and oracle, the fixer's gain, selector vs self-consistency with a paired bootstrap 95% CI,
@@ -451,12 +458,70 @@ def breakdown(
     from toolkit.chase_sql.breakdown import breakdown as question_table
     from toolkit.chase_sql.breakdown import misspelt_qids
     from toolkit.chase_sql.data import load_dataset
+    from toolkit.chase_sql.selectors import make_selector
+    from toolkit.core.errors import InputError
     from toolkit.core.extras import require
     from toolkit.core.records import load_records, make_record
 
     require("sql")
+    if selector is not None and (pool is None or not selector.startswith(("model:", "lora:"))):
+        raise InputError(f"--selector {selector}: breakdown takes model:DIR or lora:DIR, with --pool "
+                         "(without a pool the run's own choice is scored)")
     ds = load_dataset(data, split)
+    chooser = make_selector(selector, None) if selector else None
     report = question_table(load_records(predictions, types=["sql.prediction"], required=("qid", "sql")), ds,
-                   misspelt_qids(data, split), seed=seed_or_global(seed))
+                            misspelt_qids(data, split), pool=pool, selector=chooser, seed=seed_or_global(seed))
     with open_writer(None) as writer:
         writer.write(make_record("sql.breakdown", predictions=str(predictions), **report))
+
+
+@app.command()
+def pairs(
+    predictions: Annotated[Path, typer.Argument(help="sql.prediction JSONL of a run (candidate pools).")],
+    data: Annotated[Path, typer.Option("--data", help="Dataset directory with the gold SQL.")],
+    split: Annotated[str, typer.Option("--split", help="Split name.")] = "dev",
+    per_question: Annotated[int, typer.Option("--per-question", min=2, help="Pairs per question at most.")] = 8,
+    out: OutOpt = None,
+    seed: SeedOpt = None,
+):
+    """Write the selector's labelled pairs of a run (right vs wrong result cluster, both orders) as sql.pair records.
+
+    Example: reason chase-sql pairs test-preds.jsonl --data assets/chase_sql/world-test -o pairs.jsonl
+    """
+    from toolkit.chase_sql.data import load_dataset
+    from toolkit.chase_sql.selector_train import build_pairs
+    from toolkit.core.extras import require
+    from toolkit.core.records import load_records, make_record
+
+    require("sql")
+    found = build_pairs(load_records(predictions, types=["sql.prediction"]), load_dataset(data, split),
+                        seed=seed_or_global(seed), max_per_question=per_question)
+    with open_writer(out) as writer:
+        for p in found:
+            writer.write(make_record("sql.pair", qid=p["qid"], label=p["label"], text=p["text"]))
+
+
+@app.command("greedy-ex")
+def greedy_ex_cmd(
+    data: Annotated[Path, typer.Option("--data", help="Dataset directory (BIRD layout).")],
+    llm: LLMOpt = None,
+    split: Annotated[str, typer.Option("--split", help="Split name.")] = "dev",
+    limit: Annotated[int, typer.Option("--limit", min=1, help="The first N questions.")] = 24,
+    fmt: Annotated[str, typer.Option("--format", help="Prompt format: dc or qp.")] = "dc",
+    cache_dir: CacheOpt = None,
+):
+    """Quick check of a generator: greedy EX of one prompt format, keywords and SQL each decoded in one batch.
+
+    Example: reason chase-sql greedy-ex --llm hf:assets/chase_sql/generator --data assets/chase_sql/world-test
+    """
+    from toolkit.chase_sql.learned.greedy_ex import FORMATS, greedy_ex
+    from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+    from toolkit.core.records import make_record
+
+    require("sql")
+    if fmt not in FORMATS:
+        raise InputError(f"--format {fmt}: expected one of {', '.join(FORMATS)}")
+    report = greedy_ex(make_llm(llm), data, limit=limit, fmt=fmt, split=split, cache_dir=cache_dir)
+    with open_writer(None) as writer:
+        writer.write(make_record("sql.greedy_ex", data=str(data), **report))

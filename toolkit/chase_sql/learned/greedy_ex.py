@@ -27,10 +27,12 @@ def greedy_ex(llm, data: str | Path, *, limit: int, fmt: str = "dc", split: str 
         raise ValueError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
     examples = load_dataset(data, split, limit).examples
     kw_texts = llm.complete_many([keywords_prompt(e.question, e.evidence) for e in examples], max_tokens=64)
-    requests = []
+    requests, indexes = [], {}
     for e, kw in zip(examples, kw_texts, strict=True):
         schema = load_schema(e.db_path)
-        values = build_index(e.db_path, cache_dir=cache_dir).lookup(parse_keywords(kw.text), top_k=5)
+        if e.db_path not in indexes:
+            indexes[e.db_path] = build_index(e.db_path, cache_dir=cache_dir)
+        values = indexes[e.db_path].lookup(parse_keywords(kw.text), top_k=5)
         ctx = QuestionContext(e.question, e.evidence, schema, values=values)
         if fmt == "dc":
             requests.append(dc_prompt(filter_schema(schema, e.question, e.evidence, values).render(), e.question,

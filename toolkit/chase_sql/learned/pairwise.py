@@ -67,6 +67,7 @@ class ModelSelector:
         self.model = AutoModelForSequenceClassification.from_pretrained(str(path), local_files_only=True).to(device)
         self.model.eval()
         self.max_length = int(meta.get("max_length", 512))
+        self._cache: dict[str, str] = {}  # a tournament asks about the same two queries many times
 
     def prob_a(self, texts: list[str]) -> list[float]:
         import torch
@@ -78,4 +79,6 @@ class ModelSelector:
 
     def choose(self, schema: str, question: str, evidence: str, sql_a: str, res_a, sql_b: str, res_b) -> str:
         text = pair_text(question, evidence, sql_a, result_text(res_a), sql_b, result_text(res_b))
-        return "A" if self.prob_a([text])[0] >= 0.5 else "B"
+        if text not in self._cache:
+            self._cache[text] = "A" if self.prob_a([text])[0] >= 0.5 else "B"
+        return self._cache[text]

@@ -19,6 +19,7 @@ from toolkit.core import console
 
 MODEL_SHAPE = {"hidden_size": 192, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4}
 MAX_POSITIONS = 4096
+LM_WEIGHT = 0.25
 
 
 def build_tokenizer(rendered: list[str], vocab_size: int):
@@ -48,21 +49,25 @@ def token_batches(lengths: list[int], max_tokens: int, rng: random.Random) -> li
     return batches
 
 
-def answer_loss(model, seqs: list[tuple[list[int], int]], pad_id: int):
-    """Mean next-token loss over the answer tokens; the output layer runs on those positions only."""
+def answer_loss(model, seqs: list[tuple[list[int], int]], pad_id: int, lm_weight: float = LM_WEIGHT):
+    """Mean next-token loss over the answer tokens, plus `lm_weight` times the loss over the prompt's own
+    tokens (schemas repeat their names: predicting them teaches copying, with many more targets per step)."""
     import torch
 
     width = max(len(ids) for ids, _ in seqs)
     ids = torch.full((len(seqs), width), pad_id, dtype=torch.long)
-    attn = torch.zeros_like(ids)
-    keep = torch.zeros_like(ids, dtype=torch.bool)
+    answer = torch.zeros_like(ids, dtype=torch.bool)
+    prompt = torch.zeros_like(answer)
     for b, (row, start) in enumerate(seqs):
         ids[b, : len(row)] = torch.tensor(row)
-        attn[b, : len(row)] = 1
-        keep[b, start - 1: len(row) - 1] = True  # positions that predict the answer tokens
-    hidden = model.model(input_ids=ids, attention_mask=attn).last_hidden_state
+        answer[b, start - 1: len(row) - 1] = True  # positions that predict the answer tokens
+        prompt[b, : start - 1] = True
+    hidden = model.model(input_ids=ids, attention_mask=(ids != pad_id).long()).last_hidden_state
     gold = torch.roll(ids, -1, dims=1)
-    return torch.nn.functional.cross_entropy(model.lm_head(hidden[keep]), gold[keep])
+    loss = torch.nn.functional.cross_entropy(model.lm_head(hidden[answer]), gold[answer])
+    if lm_weight:
+        loss = loss + lm_weight * torch.nn.functional.cross_entropy(model.lm_head(hidden[prompt]), gold[prompt])
+    return loss
 
 
 def take_step(model, opt, loss, step: int, epoch: int, t0: float, log: list[dict], every: int = 25) -> int:
@@ -122,7 +127,7 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     model.save_pretrained(out)
     tok.save_pretrained(out)
     summary = {"worlds": [str(w) for w in worlds], "texts": len(texts), "minutes": minutes, "steps": step,
-               "epochs_started": epoch, "seed": seed, "lr": lr, "batch_tokens": batch_tokens,
+               "epochs_started": epoch, "seed": seed, "lr": lr, "batch_tokens": batch_tokens, "lm_weight": LM_WEIGHT,
                "vocab_size": len(tok), "params": sum(p.numel() for p in model.parameters()),
                "train_seconds": round(time.time() - t0, 1), "log": log}
     (out / "training_log.json").write_text(json.dumps(summary, indent=1))

@@ -76,7 +76,8 @@ def _questions(db: WorldDB, path: Path, n: int, rng: random.Random) -> tuple[lis
     return out, redrawn
 
 
-def write_world(out: str | Path, seed: int, dbs: int, split: str = "train", per_db: int = 10) -> WorldReport:
+def write_world(out: str | Path, seed: int, dbs: int, split: str = "train", per_db: int = 10,
+                only_misspelt: bool = False) -> WorldReport:
     if split not in SPLITS:
         raise InputError(f"--split {split}: expected one of {', '.join(SPLITS)}")
     if dbs < 1 or per_db < 3:
@@ -101,6 +102,8 @@ def write_world(out: str | Path, seed: int, dbs: int, split: str = "train", per_
             if d.misspelling:
                 item["misspelling"] = d.misspelling  # not a BIRD field; loaders ignore it
             items.append(item)
+    if only_misspelt:  # the value-retrieval measurement: questions that write a value with a typo
+        items = [it for it in items if "misspelling" in it]
     out.mkdir(parents=True, exist_ok=True)
     (out / "dev.json").write_text(json.dumps(items, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     levels = {lv: sum(it["difficulty"] == lv for it in items) for lv in ("simple", "moderate", "challenging")}
