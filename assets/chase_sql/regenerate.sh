@@ -14,24 +14,29 @@ $REASON --quiet chase-sql run --data assets/chase_sql/demo --split dev \
   --seed 0 --out assets/chase_sql/predictions-dev.jsonl
 rm -rf "$cache"
 
-# --- Models trained here (`bash assets/chase_sql/regenerate.sh models`; about 75 minutes on 2 busy cores, one
+# --- Models trained here (`bash assets/chase_sql/regenerate.sh models`; about 40 minutes on 2 busy cores, one
 # thread). Training and selector-pool worlds use the train split's schema vocabulary; the shipped test world and
-# the misspelt-value world use the test split's (no table or column name in common) and their own seeds.
+# the selector's test world use the test split's (no table or column name in common) and their own seeds.
 if [ "${1:-}" = "models" ]; then
   export OMP_NUM_THREADS=1
   W=${WORLDS:-$(mktemp -d)}
   $REASON chase-sql world --seed 11 --dbs 80 --split train --questions-per-db 10 --out "$W/train"
-  $REASON chase-sql world --seed 12 --dbs 30 --split train --questions-per-db 10 --out "$W/train-pools"
+  $REASON chase-sql world --seed 13 --dbs 150 --split train --questions-per-db 10 --out "$W/train-pools"
   rm -rf assets/chase_sql/world-test
   $REASON chase-sql world --seed 101 --dbs 10 --split test --questions-per-db 10 --out assets/chase_sql/world-test
-  $REASON chase-sql world --seed 102 --dbs 40 --split test --questions-per-db 10 --only-misspelt \
-    --out "$W/test-misspelt"
+  $REASON chase-sql world --seed 103 --dbs 60 --split test --questions-per-db 10 --out "$W/test-sel"
   rm -rf assets/chase_sql/generator assets/chase_sql/selector
-  $REASON chase-sql train-generator "$W/train" --out assets/chase_sql/generator --minutes 27 --seed 0
-  GEN=hf:assets/chase_sql/generator
-  $REASON --quiet chase-sql run --data "$W/train-pools" --limit POOL_QUESTIONS --llm $GEN --selector self-consistency \
-    --per-generator 3 --seed 0 --cache-dir "$W/idx" -o "$W/pools.jsonl"
+  $REASON --seed 0 chase-sql train-generator "$W/train" --out assets/chase_sql/generator --minutes 27 --seed 0
+  # Selector pools: the prompt-only stand-in's candidates (the generator above writes no correct candidate).
+  STANDIN=py:toolkit.chase_sql.standin:complete
+  $REASON --quiet chase-sql run --data "$W/train-pools" --llm $STANDIN --selector self-consistency \
+    --per-generator 7 --seed 0 --cache-dir "$W/idx" -o "$W/pools.jsonl"
   $REASON chase-sql train-selector "$W/pools.jsonl" --data "$W/train-pools" --split dev \
-    --model assets/chase_sql/generator --classifier --minutes SELECTOR_MINUTES --per-question 16 --batch-size 16 \
-    --seed 0 --out assets/chase_sql/selector
+    --model assets/chase_sql/generator --classifier --minutes 5 --per-question 16 --batch-size 16 --seed 0 \
+    --out assets/chase_sql/selector
+  rm -f assets/chase_sql/selector/chat_template.jinja
+  $REASON --quiet chase-sql run --data "$W/test-sel" --llm $STANDIN --selector self-consistency --per-generator 7 \
+    --seed 0 --cache-dir "$W/idx" -o "$W/test-sel.jsonl"
+  $REASON chase-sql pairs "$W/test-sel.jsonl" --data "$W/test-sel" --per-question 16 \
+    -o assets/chase_sql/selector-test-pairs.jsonl
 fi

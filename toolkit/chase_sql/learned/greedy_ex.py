@@ -41,8 +41,10 @@ def greedy_ex(llm, data: str | Path, *, limit: int, fmt: str = "dc", split: str 
             requests.append(qp_prompt(schema.render(), e.question, e.evidence, ctx.values_text()))
     answers = llm.complete_many(requests, max_tokens=160)
     executor = Executor()
-    right = [bird_ex(executor.run(e.db_path, extract_sql(a.text)), executor.run(e.db_path, e.gold))
-             for e, a in zip(examples, answers, strict=True)]
+    sqls = [extract_sql(a.text) for a in answers]
+    results = [executor.run(e.db_path, sql) for e, sql in zip(examples, sqls, strict=True)]
+    right = [bird_ex(r, executor.run(e.db_path, e.gold)) for e, r in zip(examples, results, strict=True)]
     executor.close()
-    return {"format": fmt, "n": len(right), "ex": round(100.0 * sum(right) / max(1, len(right)), 2),
-            "sql": [extract_sql(a.text) for a in answers]}
+    n = max(1, len(right))
+    return {"format": fmt, "n": len(right), "ex": round(100.0 * sum(right) / n, 2),
+            "executes": round(100.0 * sum(r.error is None for r in results) / n, 2), "sql": sqls}

@@ -20,6 +20,11 @@ from toolkit.core import console
 MODEL_SHAPE = {"hidden_size": 192, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4}
 MAX_POSITIONS = 4096
 LM_WEIGHT = 0.25
+# With copy_drills: this share of the budget opens with drills only, then one step in DRILL_EVERY is a drill,
+# and texts over MAX_TRAIN_TOKENS (a few full-schema prompts, the costliest) are left out.
+DRILL_SHARE = 0.08
+DRILL_EVERY = 8
+MAX_TRAIN_TOKENS = 1800
 
 
 def build_tokenizer(rendered: list[str], vocab_size: int):
@@ -70,6 +75,18 @@ def answer_loss(model, seqs: list[tuple[list[int], int]], pad_id: int, lm_weight
     return loss
 
 
+def copy_drill(rng: random.Random, letter_ids: list[int], tok, batch: int = 32) -> list[tuple[list[int], int]]:
+    """Random runs of word pieces, then the same run again: the second copy is the answer. Copying a name
+    seen earlier in the context is what the generator must do with every table, column and value."""
+    cue = tok.backend_tokenizer.encode("\n=>\n", add_special_tokens=False).ids
+    seqs = []
+    for _ in range(batch):
+        x = [rng.choice(letter_ids) for _ in range(rng.randint(6, 40))]
+        head = [tok.bos_token_id] + x + cue
+        seqs.append((head + x + [tok.eos_token_id], len(head)))
+    return seqs
+
+
 def take_step(model, opt, loss, step: int, epoch: int, t0: float, log: list[dict], every: int = 25) -> int:
     """One clipped optimizer step; every `every` steps the loss goes to the log and stderr. Returns step + 1."""
     import torch
@@ -86,7 +103,7 @@ def take_step(model, opt, loss, step: int, epoch: int, t0: float, log: list[dict
 
 
 def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int = 0, vocab_size: int = 2000,
-                    lr: float = 2e-3, batch_tokens: int = 8000) -> dict:
+                    lr: float = 2e-3, batch_tokens: int = 4000, copy_drills: bool = False) -> dict:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -100,6 +117,9 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     prompts = [render(tok, t) for t in texts]
     speller = Speller(tok)
     lengths = [len(speller.encode(p, t.target, None)[0]) for p, t in zip(prompts, texts, strict=True)]
+    keep = [i for i, n in enumerate(lengths) if n <= MAX_TRAIN_TOKENS or not copy_drills]
+    texts, prompts, lengths = [texts[i] for i in keep], [prompts[i] for i in keep], [lengths[i] for i in keep]
+    letter_ids = [i for t, i in tok.get_vocab().items() if t.isalpha()]
     config = LlamaConfig(vocab_size=len(tok), max_position_embeddings=MAX_POSITIONS, tie_word_embeddings=True,
                          num_key_value_heads=MODEL_SHAPE["num_attention_heads"], rope_theta=10000.0,
                          pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
@@ -107,27 +127,32 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     config._attn_implementation = "sdpa"
     model = LlamaForCausalLM(config)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    budget, step, epoch, log = minutes * 60.0, 0, 0, []
+    budget, step, epoch, log = minutes * 60.0, 0, 0, []  # epoch: passes over the texts begun
     t0 = time.time()
     console.info(f"{len(texts)} texts, {sum(lengths)} tokens an epoch, "
                  f"{sum(p.numel() for p in model.parameters())} parameters; corpus built in {t0 - start:.0f} s")
     model.train()
-    while time.time() - t0 < budget:
-        for batch in token_batches(lengths, batch_tokens, rng):
-            frac = (time.time() - t0) / budget
-            if frac >= 1.0:
-                break
-            for g in opt.param_groups:  # warm-up, then cosine to 5% over the wall-clock budget
-                g["lr"] = lr * min(1.0, (step + 1) / 40) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
-            seqs = [speller.encode(prompts[i], texts[i].target, rng) for i in batch]
-            step = take_step(model, opt, answer_loss(model, seqs, tok.pad_token_id), step, epoch, t0, log)
-        epoch += 1
+    batches: list[list[int]] = []
+    while (frac := (time.time() - t0) / budget) < 1.0:
+        for g in opt.param_groups:  # warm-up, then cosine to 5% over the wall-clock budget
+            g["lr"] = lr * min(1.0, (step + 1) / 40) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
+        drill = copy_drills and (frac < DRILL_SHARE or step % DRILL_EVERY == 0)
+        if drill:
+            seqs = copy_drill(rng, letter_ids, tok)
+        else:
+            if not batches:
+                batches = token_batches(lengths, batch_tokens, rng)
+                epoch += 1
+            seqs = [speller.encode(prompts[i], texts[i].target, rng) for i in batches.pop()]
+        loss = answer_loss(model, seqs, tok.pad_token_id, 0.0 if drill else LM_WEIGHT)  # drill prompts are noise
+        step = take_step(model, opt, loss, step, epoch, t0, log)
     model.eval()
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
     tok.save_pretrained(out)
     summary = {"worlds": [str(w) for w in worlds], "texts": len(texts), "minutes": minutes, "steps": step,
-               "epochs_started": epoch, "seed": seed, "lr": lr, "batch_tokens": batch_tokens, "lm_weight": LM_WEIGHT,
+               "epochs_started": epoch, "texts_used": len(texts), "copy_drills": copy_drills, "seed": seed,
+               "lr": lr, "batch_tokens": batch_tokens, "lm_weight": LM_WEIGHT,
                "vocab_size": len(tok), "params": sum(p.numel() for p in model.parameters()),
                "train_seconds": round(time.time() - t0, 1), "log": log}
     (out / "training_log.json").write_text(json.dumps(summary, indent=1))
