@@ -11,7 +11,7 @@ from tests.chase_sql.conftest import ROOT
 
 ASSETS = ROOT / "assets" / "chase_sql"
 GENERATOR, SELECTOR, WORLD = ASSETS / "generator", ASSETS / "selector", ASSETS / "world-test"
-# assets/chase_sql/README.md, "Measured": greedy divide-and-conquer on the first 24 test questions
+# assets/chase_sql/README.md, "Measured": greedy divide-and-conquer on the first 12 test questions
 README_GREEDY_DC_EX = 0.0
 README_GREEDY_DC_EXECUTES = 0.0
 
@@ -27,12 +27,12 @@ def test_generator_greedy_ex_holds_the_readme_figure(world):
     from toolkit.chase_sql.learned.greedy_ex import greedy_ex
     from toolkit.core.llm import from_uri
 
-    got = greedy_ex(from_uri(f"hf:{GENERATOR}"), world, limit=24, fmt="dc")
-    assert got["n"] == 24
+    got = greedy_ex(from_uri(f"hf:{GENERATOR}"), world, limit=12, fmt="dc")
+    assert got["n"] == 12
     assert got["ex"] >= README_GREEDY_DC_EX - 3.0, got
     # the README's figures stay true both ways: a better or a worse model must update them
     assert got["ex"] <= README_GREEDY_DC_EX + 3.0 and abs(got["executes"] - README_GREEDY_DC_EXECUTES) <= 10.0, got
-    assert sum(sql.startswith("SELECT ") for sql in got["sql"]) >= 22  # it writes SQL, not free text
+    assert sum(sql.startswith("SELECT ") for sql in got["sql"]) >= 11  # it writes SQL, not free text
 
 
 # assets/chase_sql/README.md, "Measured": the shipped selector on the 162 shipped test pairs (target: >= 90%)
@@ -56,18 +56,20 @@ def test_selector_agreement_under_ab_swap_is_the_readme_figure():
 
 def test_cli_runs_the_shipped_models_and_eval_reads_the_records(world, tmp_path, reason):
     preds = tmp_path / "p.jsonl"
-    run = reason("chase-sql", "run", "--data", str(world), "--limit", "2", "--llm", f"hf:{GENERATOR}",
-                 "--selector", f"model:{SELECTOR}", "--per-generator", "1", "--fix-attempts", "1", "--seed", "3",
+    run = reason("chase-sql", "run", "--data", str(world), "--limit", "1", "--llm", f"hf:{GENERATOR}",
+                 "--selector", f"model:{SELECTOR}", "--per-generator", "2", "--fix-attempts", "1", "--seed", "3",
+                 "--generators", "dc,qp",  # os first asks for synthetic examples: long outputs, slow on one thread
                  "--cache-dir", str(tmp_path / "idx"), "-o", str(preds))
     assert run.returncode == 0, run.stderr
     records = [json.loads(line) for line in preds.read_text().splitlines()]
-    assert len(records) == 2 and all(len(r["candidates"]) == 3 for r in records)
+    assert len(records) == 1 and all(len(r["candidates"]) == 4 for r in records)
     assert all(r.get("backend") != "stand-in" for r in records)
-    assert {c["generator"] for r in records for c in r["candidates"]} == {"dc", "qp", "os"}
+    assert {c["generator"] for r in records for c in r["candidates"]} == {"dc", "qp"}
+    assert all(c["fixes"] for r in records for c in r["candidates"])  # every failed draft went to the fixer
     ev = reason("chase-sql", "eval", str(preds), "--data", str(world))
     assert ev.returncode == 0, ev.stderr
     summary = [json.loads(x) for x in ev.stdout.splitlines() if '"sql.eval_summary"' in x][0]
-    assert summary["n"] == 2 and "stand-in" not in ev.stderr
+    assert summary["n"] == 1 and "stand-in" not in ev.stderr
     bad = reason("chase-sql", "run", "--data", str(world), "--limit", "1", "--llm", f"hf:{GENERATOR}",
                  "--selector", f"model:{GENERATOR}", "-o", str(tmp_path / "q.jsonl"))
     assert bad.returncode == 2 and "not a pairwise selector model" in bad.stderr

@@ -69,13 +69,20 @@ class ModelSelector:
         self.max_length = int(meta.get("max_length", 512))
         self._cache: dict[str, str] = {}  # a tournament asks about the same two queries many times
 
-    def prob_a(self, texts: list[str]) -> list[float]:
+    def prob_a(self, texts: list[str], batch: int = 16) -> list[float]:
+        """P(A answers the question) per text; batches of similar length, so little padding is computed."""
         import torch
 
-        ids, mask = encode_pairs(self.tokenizer, texts, self.max_length)
-        with torch.no_grad():
-            logits = self.model(input_ids=ids, attention_mask=mask).logits
-        return logits.softmax(-1)[:, 0].tolist()
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        probs = [0.0] * len(texts)
+        for s in range(0, len(order), batch):
+            chunk = order[s:s + batch]
+            ids, mask = encode_pairs(self.tokenizer, [texts[i] for i in chunk], self.max_length)
+            with torch.no_grad():
+                p = self.model(input_ids=ids, attention_mask=mask).logits.softmax(-1)[:, 0].tolist()
+            for i, v in zip(chunk, p, strict=True):
+                probs[i] = v
+        return probs
 
     def choose(self, schema: str, question: str, evidence: str, sql_a: str, res_a, sql_b: str, res_b) -> str:
         text = pair_text(question, evidence, sql_a, result_text(res_a), sql_b, result_text(res_b))
