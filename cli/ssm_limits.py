@@ -87,6 +87,8 @@ def train_cmd(arch: Annotated[str, typer.Option("--arch", help="mamba | transfor
               hidden: Annotated[int, typer.Option("--hidden", min=8)] = 64,
               state: Annotated[int, typer.Option("--state", min=1, help="Mamba state size per channel")] = 16,
               minutes: Annotated[float, typer.Option("--minutes", min=0.05, help="Wall-clock budget")] = 12.0,
+              lr: Annotated[float, typer.Option("--lr", min=0.0, help="Peak learning rate (cosine to 0)")] = 1e-3,
+              batch: Annotated[int, typer.Option("--batch", min=1, help="Sequences per step")] = 64,
               query_first: Annotated[bool, typer.Option("--query-first")] = False,
               seed: SeedOpt = None,
               out: Annotated[Path, typer.Option("--out", "-o", help="Model directory to write")] = Path("ssm-model"),
@@ -107,7 +109,8 @@ def train_cmd(arch: Annotated[str, typer.Option("--arch", help="mamba | transfor
     from toolkit.core.console import info
 
     meta = train(arch, task, parse_ints(size, "--size"), parse_ints(depth, "--depth"), mode, layers, hidden,
-                 minutes * 60, out, seed=seed_or_global(seed), state=state, query_first=query_first, log=info)
+                 minutes * 60, out, seed=seed_or_global(seed), batch=batch, lr=lr, state=state, query_first=query_first,
+                 log=info)
     sys.stdout.write(dumps(make_record("ssm.model", path=str(out), **meta)) + "\n")
 
 

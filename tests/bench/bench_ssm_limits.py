@@ -1,5 +1,6 @@
-"""Benchmark: mambapy's parallel scan vs the sequential recurrence, and generation cost per token of Mamba
-(constant state) vs a Llama (growing KV cache) at increasing context.
+"""Benchmark: mambapy's parallel scan vs the sequential recurrence; one training step of the 2-layer Mamba with
+each scan (transformers' reference loop, mambapy, the fused CPU scan of toolkit/ssm_limits/scan.py); and
+generation cost per token of Mamba (constant state) vs a Llama (growing KV cache) at increasing context.
 
 Run from the repo root: .venv/bin/python tests/bench/bench_ssm_limits.py
 Writes bench-results/ssm_limits.json. Goals: pscan >= 5x the sequential scan at L = 256 and 1024; Mamba's
@@ -59,6 +60,35 @@ def scan_bench():
     return rows
 
 
+def train_step_bench(batch=64, length=200):
+    """Forward + backward of the shipped Mamba's shape (2 layers, hidden 64, state 16) on one batch."""
+    import torch
+
+    from toolkit.ssm_limits.models import build_model
+    from toolkit.ssm_limits.scan import use_fast_mamba_scan
+
+    torch.manual_seed(0)
+    ids = torch.randint(4, 600, (batch, length))
+    times = {}
+    for name in ("reference", "pscan", "fused"):
+        model = build_model("mamba", layers=2, hidden=64).eval()
+        model.backbone.layers[0].mixer.use_mambapy = model.backbone.layers[1].mixer.use_mambapy = name == "pscan"
+
+        def step(model=model):
+            model.zero_grad()
+            model(input_ids=ids, labels=ids).loss.backward()
+        repeats = 1 if name == "reference" else 2  # the reference loop takes about a minute per step
+        if name == "fused":
+            with use_fast_mamba_scan():
+                times[name] = best_of(step, repeats)
+        else:
+            times[name] = best_of(step, repeats)
+        print(f"train step ({name} scan), batch {batch} x {length}: {times[name]:.3f}s")
+    return {"batch": batch, "length": length, **{f"{k}_s": round(v, 3) for k, v in times.items()},
+            "fused_over_reference": round(times["reference"] / times["fused"], 2),
+            "fused_over_pscan": round(times["pscan"] / times["fused"], 2)}
+
+
 def generation_bench():
     import torch
 
@@ -91,12 +121,14 @@ def main():
 
     torch.set_num_threads(1)
     scans = scan_bench()
+    steps = train_step_bench()
     gens = generation_bench()
 
     def growth(arch):
         r = {g["context"]: g["ms_per_token"] for g in gens if g["arch"] == arch}
         return round(r[max(CONTEXTS)] / r[min(CONTEXTS)], 2)
-    result = {"scan": scans, "scan_goal_met": all(s["speedup"] >= 5 for s in scans), "generation": gens,
+    result = {"scan": scans, "scan_goal_met": all(s["speedup"] >= 5 for s in scans), "train_step": steps,
+              "generation": gens,
               "per_token_growth_4096_over_256": {"mamba": growth("mamba"), "transformer": growth("transformer")}}
     out = ROOT / "bench-results" / "ssm_limits.json"
     out.parent.mkdir(exist_ok=True)

@@ -112,11 +112,14 @@ def batch_tensors(tokenizer, rows: list[tuple[list[str], list[str]]]):
 
 def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, layers: int, hidden: int,
           seconds: float, out: Path, seed: int = 0, batch: int = 64, lr: float = 1e-3, state: int = 16,
-          query_first: bool = False, log=None) -> dict:
-    """Train for a fixed wall-clock budget (cosine learning rate over that time); save a model directory."""
+          query_first: bool = False, log=None, max_steps: int | None = None) -> dict:
+    """Train for a fixed wall-clock budget (cosine learning rate over that time); save a model directory.
+    With `max_steps` the run is a fixed number of steps instead (cosine over the steps, `seconds` only a cap),
+    so its outcome does not depend on the machine's load."""
     import torch
 
     from toolkit.core.models import seed_everything
+    from toolkit.ssm_limits.scan import use_fast_mamba_scan
 
     if task not in MODEL_TASKS:
         raise InputError(f"--task {task}: small models train on {' or '.join(MODEL_TASKS)}")
@@ -129,27 +132,28 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
     model = build_model(arch, layers, hidden, state)
     n_params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    # eval mode on purpose: no dropout in either model, and Mamba's training branch would take transformers'
-    # sequential reference kernel instead of the mambapy parallel scan
+    # eval mode on purpose: neither model has dropout, and Mamba's training branch only adds a kernel probe
     model.eval()
     start = time.time()
     step, losses = 0, []
-    while (elapsed := time.time() - start) < seconds:
-        for g in opt.param_groups:
-            g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(1.0, elapsed / seconds)))
-        size, depth = rng.choice(sizes), rng.choice(depths)  # one shape per batch: no padding
-        rows = relabel(rng, [encode_words(sample_train(rng, task, size, depth, query_first), task, mode)
-                             for _ in range(batch)], pool=max(sizes))
-        ids, labels = batch_tensors(tok, rows)
-        loss = model(input_ids=ids, labels=labels).loss
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(loss.item())
-        step += 1
-        if log and step % 100 == 0:
-            log(f"step {step} {time.time() - start:.0f}s loss {sum(losses[-100:]) / len(losses[-100:]):.3f}")
+    with use_fast_mamba_scan():
+        while (elapsed := time.time() - start) < seconds and (max_steps is None or step < max_steps):
+            progress = elapsed / seconds if max_steps is None else step / max_steps
+            for g in opt.param_groups:
+                g["lr"] = lr * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+            size, depth = rng.choice(sizes), rng.choice(depths)  # one shape per batch: no padding
+            rows = relabel(rng, [encode_words(sample_train(rng, task, size, depth, query_first), task, mode)
+                                 for _ in range(batch)], pool=max(sizes))
+            ids, labels = batch_tensors(tok, rows)
+            loss = model(input_ids=ids, labels=labels).loss
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            losses.append(loss.item())
+            step += 1
+            if log and step % 100 == 0:
+                log(f"step {step} {time.time() - start:.0f}s loss {sum(losses[-100:]) / len(losses[-100:]):.3f}")
     meta = {"arch": arch, "task": task, "sizes": sizes, "depths": depths, "mode": mode, "layers": layers,
             "hidden": hidden, "state": state, "seconds": seconds, "steps": step, "params": n_params, "seed": seed,
             "batch": batch, "lr": lr, "final_loss": round(sum(losses[-50:]) / max(1, len(losses[-50:])), 4),
@@ -218,6 +222,13 @@ def evaluate(model, tok, problems: list[dict], mode: str, batch: int = 50) -> li
     groups: dict[tuple, list[dict]] = {}
     for p in problems:
         groups.setdefault((p["params"]["size"], p["params"]["depth"]), []).append(p)
+    from toolkit.ssm_limits.scan import use_fast_mamba_scan
+
+    with use_fast_mamba_scan():
+        return _decode_groups(model, tok, groups, mode, batch)
+
+
+def _decode_groups(model, tok, groups: dict, mode: str, batch: int) -> list[dict]:
     results = []
     for (_, depth), group in sorted(groups.items()):
         for i in range(0, len(group), batch):

@@ -1,7 +1,7 @@
 """One-layer Mamba-1 selective SSM (Theorem 1's setting) with a measurable state bottleneck.
 
 Mixer: in_proj -> (x, z); causal depthwise conv (k=4) + SiLU on x; x_proj -> (dt, B, C); dt = softplus(dt_proj);
-A = -exp(A_log); h_t = exp(dt A) h_{t-1} + dt B x_t (prefix scan by mambapy.pscan); y = C h + D x; y * SiLU(z);
+A = -exp(A_log); h_t = exp(dt A) h_{t-1} + dt B x_t (the fused CPU scan of `scan.py`); y = C h + D x; y * SiLU(z);
 out_proj. With `expand * hidden` channels it computes exactly what transformers' MambaMixer computes.
 
 The bottleneck: a sequence is `<s> table  SEP*(k-1)  query -> answer`. The k-1 separators flush the conv state,
@@ -43,7 +43,7 @@ class SelectiveMixer(nn.Module):
                 state_override: torch.Tensor | None = None) -> torch.Tensor:
         """`cut`: index whose state is passed through `quantize` (and/or replaced by `state_override`) before
         the scan goes on; None scans straight through."""
-        from mambapy.pscan import pscan
+        from toolkit.ssm_limits.scan import fused_scan
 
         _, length, _ = hidden_states.shape
         xs, z = self.in_proj(hidden_states).chunk(2, dim=-1)
@@ -51,22 +51,20 @@ class SelectiveMixer(nn.Module):
         dt, b, c = torch.split(self.x_proj(xs), [self.dt_rank, self.state, self.state], dim=-1)
         dt = F.softplus(self.dt_proj(dt))
         a = -torch.exp(self.A_log.float())
-        da = torch.exp(dt.unsqueeze(-1) * a)  # (B, L, D, N)
-        dbx = dt.unsqueeze(-1) * b.unsqueeze(2) * xs.unsqueeze(-1)
         if cut is None:
-            h = pscan(da, dbx)
+            y, _ = fused_scan(xs, dt, a, b, c)
         else:
-            head = pscan(da[:, : cut + 1], dbx[:, : cut + 1])
-            last = head[:, -1]
+            y_head, h_cut = fused_scan(xs[:, : cut + 1], dt[:, : cut + 1], a, b[:, : cut + 1], c[:, : cut + 1])
+            last = h_cut
             if quantize is not None:
                 last = quantize(last)
             if state_override is not None:
                 last = state_override
             self.last_state = last
-            tail_in = dbx[:, cut + 1:].clone()
-            tail_in[:, 0] = tail_in[:, 0] + da[:, cut + 1] * last
-            h = torch.cat([head[:, :-1], last.unsqueeze(1), pscan(da[:, cut + 1:], tail_in)], dim=1)
-        y = (h * c.unsqueeze(2)).sum(-1) + self.D * xs
+            y_cut = (last * c[:, cut].unsqueeze(1)).sum(-1)  # the output at the cut reads the passed state
+            y_tail, _ = fused_scan(xs[:, cut + 1:], dt[:, cut + 1:], a, b[:, cut + 1:], c[:, cut + 1:], h0=last)
+            y = torch.cat([y_head[:, :-1], y_cut.unsqueeze(1), y_tail], dim=1)
+        y = y + self.D * xs
         return self.out_proj(y * F.silu(z))
 
     def load_from_mamba(self, mixer) -> None:
