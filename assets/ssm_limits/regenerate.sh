@@ -3,7 +3,7 @@
 # The CPU-heavy parts (models, sweep) run single-threaded; on a shared machine wrap them in a job slot.
 set -euo pipefail
 A=assets/ssm_limits
-what=${1:-all}
+what=${1:-all}  # all | problems | replay | models | sweep | automaton
 r() { reason "$@"; }
 command -v reason >/dev/null || r() { python -m cli "$@"; }
 
@@ -58,4 +58,9 @@ if [[ $what == all || $what == sweep ]]; then
   # supplementary: the same points with 3x the training time
   r --seed 0 ssm-limits sweep --sizes 4,8,16 --floats 16,32,64,128,256 --bits 4 --tasks iterate --seconds-per-run 120 \
     -o $A/sweep-120s.jsonl --resume
+fi
+
+if [[ $what == all || $what == automaton ]]; then
+  rm -rf $A/automaton
+  r --seed 0 ssm-limits automaton --model $A/automaton --bits 4 --train-seconds 300 -o $A/automaton.jsonl
 fi

@@ -32,3 +32,20 @@ def test_shipped_model_within_005_of_the_published_curve(arch):
     p = (measured * n_fresh + published * n_ref) / (n_fresh + n_ref)
     tolerance = max(0.05, 3 * math.sqrt(p * (1 - p) * (1 / n_fresh + 1 / n_ref)))
     assert abs(measured - published) <= tolerance, (measured, published, tolerance)
+
+
+def test_shipped_automaton_reproduces_its_record():
+    pytest.importorskip("automata")
+    from pathlib import Path
+
+    from toolkit.ssm_limits.automaton import analyse
+
+    model_dir = asset_path("ssm_limits/automaton")
+    record_path = asset_path("ssm_limits/automaton.jsonl")
+    if not (model_dir / "automaton.pt").exists() or not record_path.exists():
+        pytest.skip("automaton not shipped in this checkout")
+    published = json.loads(record_path.read_text().splitlines()[0])
+    fresh = analyse(Path(model_dir), bits=4, seconds=1, max_n=8, test_n=32, seed=0)  # loads: no training
+    for key in ("reachable_states", "minimal_states", "dfa_agreement", "max_n_all_correct", "accuracy_by_n"):
+        assert fresh[key] == published[key], key
+    assert published["dfa_agreement"] == 1.0 and published["max_n_all_correct"] < published["trained_max_n"]
