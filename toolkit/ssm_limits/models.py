@@ -219,11 +219,11 @@ def decode_batch(model, tok, prompts: list[list[str]], max_new: int) -> list[lis
 
 def evaluate(model, tok, problems: list[dict], mode: str, batch: int = 50) -> list[dict]:
     """Model outputs for compose/iterate problems as (id, steps, answer) dicts, grouped by shape."""
+    from toolkit.ssm_limits.scan import use_fast_mamba_scan
+
     groups: dict[tuple, list[dict]] = {}
     for p in problems:
         groups.setdefault((p["params"]["size"], p["params"]["depth"]), []).append(p)
-    from toolkit.ssm_limits.scan import use_fast_mamba_scan
-
     with use_fast_mamba_scan():
         return _decode_groups(model, tok, groups, mode, batch)
 
