@@ -114,3 +114,21 @@ def test_model_dir_checks(tmp_path, tiny_llama):
         load(not_lm, "iterate")
     with pytest.raises(InputError, match="tokenizer lacks task symbols"):
         load(tiny_llama, "iterate")
+
+
+def test_sweep_resume_keeps_one_summary(tmp_path):
+    """A resumed sweep keeps every finished point and replaces the old summary instead of adding a second."""
+    from toolkit.core.assets import asset_path
+    from toolkit.core.records import read_records
+    from toolkit.ssm_limits.sweep import run_sweep
+
+    src = [json.loads(ln) for ln in asset_path("ssm_limits/sweep-120s.jsonl").read_text().splitlines()[:2]]
+    out = tmp_path / "s.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in src)
+                   + json.dumps({"type": "ssm.capacity-summary", "schema": 1, "task": "iterate"}) + "\n")
+    for _ in range(2):  # both points are done, so nothing trains
+        run_sweep(["iterate"], [4], [16, 64], 4, 120.0, 0, out, resume=True)
+    recs = list(read_records(out))
+    assert [r["type"] for r in recs] == ["ssm.capacity", "ssm.capacity", "ssm.capacity-summary"]
+    assert recs[:2] == src
+    assert recs[2]["bstar"] == [{"n": 4, "bstar": 256, "ratio": 32.0}]

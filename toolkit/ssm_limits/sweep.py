@@ -8,6 +8,7 @@ B*(n) is the smallest B reaching held-out accuracy 0.9; exactness needs B >= n l
 from __future__ import annotations
 
 import math
+import os
 import random
 import time
 from pathlib import Path
@@ -108,6 +109,16 @@ def bstar_summary(points: list[dict], target: float = 0.9) -> list[dict]:
     return out
 
 
+def _drop_summaries(path: Path) -> None:
+    """Rewrite `path` without its capacity-summary lines (atomically); every other line is kept as it was."""
+    lines = path.read_text().splitlines(keepends=True)
+    kept = [ln for ln in lines if '"ssm.capacity-summary"' not in ln]
+    if len(kept) != len(lines):
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text("".join(kept))
+        os.replace(tmp, path)
+
+
 def run_sweep(tasks: list[str], sizes: list[int], floats: list[int], bits: int, seconds: float, seed: int,
               out: Path | None, resume: bool, log=None) -> list[dict]:
     if bits < 1:
@@ -121,6 +132,7 @@ def run_sweep(tasks: list[str], sizes: list[int], floats: list[int], bits: int, 
             if {k: rec[k] for k in ("seed", "seconds")} | {"bits": rec["bits_per_float"]} != config:
                 raise InputError(f"{out}: --resume with a changed config (bits/seconds/seed differ)")
             done[(rec["task"], rec["n"], rec["state_floats"])] = rec
+        _drop_summaries(out)  # the summary is recomputed over all points below; one per file
     points = []
     with RecordWriter(out, append=resume) as writer:
         for task in tasks:
