@@ -421,20 +421,27 @@ def train_generator(
     batch_tokens: Annotated[int, typer.Option("--batch-tokens", min=256, help="Padded tokens a batch.")] = 4000,
     copy_drills: Annotated[bool, typer.Option("--copy-drills", help="Mix in copy drills and leave out texts over "
                                                                     "1,800 tokens (measured: no better).")] = False,
+    schema: Annotated[str, typer.Option("--schema", help="How the model reads CREATE TABLE statements: full, or "
+                                                         "compact (one line per table, about a third of the "
+                                                         "tokens); the template is saved with the model.")] = "full",
     seed: SeedOpt = None,
 ):
     """Train the small SQL generator from scratch (a Llama config) on every pipeline stage of training worlds.
 
     Example: reason chase-sql train-generator worlds/train --out sqlgen --minutes 25
     """
+    from toolkit.chase_sql.learned.template import TEMPLATES
     from toolkit.chase_sql.learned.train_generator import train_generator as train
+    from toolkit.core.errors import InputError
     from toolkit.core.extras import require
     from toolkit.core.records import make_record
 
+    if schema not in TEMPLATES:
+        raise InputError(f"--schema {schema}: expected one of {', '.join(TEMPLATES)}")
     require("sql")
     require("ml", "torch", "transformers")
     summary = train(worlds, out, minutes=minutes, seed=seed_or_global(seed), vocab_size=vocab_size, lr=lr,
-                    batch_tokens=batch_tokens, copy_drills=copy_drills)
+                    batch_tokens=batch_tokens, copy_drills=copy_drills, schema=schema)
     with open_writer(None) as writer:
         writer.write(make_record("sql.generator_training", out=str(out), **{k: v for k, v in summary.items()
                                                                            if k != "log"}))

@@ -9,7 +9,7 @@ import pytest
 from toolkit.chase_sql.learned.corpus import broken_versions, keyword_target, world_texts
 from toolkit.chase_sql.learned.encoding import Speller
 from toolkit.chase_sql.learned.pairwise import check_selector_dir
-from toolkit.chase_sql.learned.template import CHAT_TEMPLATE
+from toolkit.chase_sql.learned.template import CHAT_TEMPLATE, COMPACT_CHAT_TEMPLATE
 from toolkit.chase_sql.prompts import dc_prompt, keywords_prompt
 from toolkit.chase_sql.world import write_world
 from toolkit.core.errors import InputError
@@ -71,6 +71,26 @@ def test_template_keeps_the_task_and_the_real_database_only(tok):
     assert "Oslo" in kw and "Research & Development" not in kw  # the prompt's worked examples are dropped
 
 
+def test_compact_template_folds_each_table_into_one_line(tok, texts, small_world):
+    schema = ("CREATE TABLE shop (\n  shop_id INTEGER PRIMARY KEY, -- unique id of the shop\n"
+              "  city TEXT, -- city of the shop; examples: 'Oslo', 'Riga'\n);\n\n"
+              "CREATE TABLE sale (\n  sale_id INTEGER PRIMARY KEY, -- unique id\n  shop_id INTEGER, -- the shop\n"
+              "  FOREIGN KEY (shop_id) REFERENCES shop(shop_id)\n);")
+    text = tok.apply_chat_template(dc_prompt(schema, "How many sales in Oslo?", "", "shop.city: 'Oslo'"),
+                                   tokenize=False, add_generation_prompt=True, chat_template=COMPACT_CHAT_TEMPLATE)
+    assert text.startswith("<s>## Task: divide-and-conquer SQL generation\nDatabase schema:\n"
+                           "shop(shop_id, city)\nsale(sale_id, shop_id, shop_id->shop)\n")
+    assert "shop.city: 'Oslo'" in text and "How many sales in Oslo?" in text and text.endswith("=>\n")
+    assert "examples:" not in text and "employees" not in text
+    def tokens(messages, template):
+        rendered = tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, chat_template=template)
+        return len(tok(rendered)["input_ids"])
+
+    schema_heavy = [t.messages for t in texts if t.stage in ("dc", "qp")]
+    full = sum(tokens(m, CHAT_TEMPLATE) for m in schema_heavy)
+    assert sum(tokens(m, COMPACT_CHAT_TEMPLATE) for m in schema_heavy) < 0.5 * full
+
+
 def test_respelling_is_consistent_within_a_text_and_plain_matches_the_tokenizer(tok, texts):
     t = next(x for x in texts if x.stage == "dc")
     prompt = tok.apply_chat_template(t.messages, tokenize=False, add_generation_prompt=True)
@@ -89,3 +109,21 @@ def test_selector_dir_that_is_not_a_pairwise_selector_is_one_line(tmp_path):
     assert "not a pairwise selector model" in str(err.value) and "\n" not in str(err.value)
     with pytest.raises(InputError, match="no such directory"):
         check_selector_dir(tmp_path / "missing")
+
+
+def test_train_generator_saves_its_schema_template_and_log(reason, small_world, tmp_path):
+    import json
+
+    out = tmp_path / "gen"
+    run = reason("chase-sql", "train-generator", str(small_world), "-o", str(out), "--minutes", "0.05",
+                 "--vocab-size", "300", "--batch-tokens", "1500", "--schema", "compact")
+    assert run.returncode == 0, run.stderr
+    record = json.loads(run.stdout)
+    assert record["type"] == "sql.generator_training" and record["schema"] == "compact" and record["steps"] >= 1
+    from transformers import AutoTokenizer
+
+    assert AutoTokenizer.from_pretrained(out).chat_template == COMPACT_CHAT_TEMPLATE  # served as it was trained
+    log = json.loads((out / "training_log.json").read_text())
+    assert log["schema"] == "compact" and log["texts"] == record["texts"]
+    bad = reason("chase-sql", "train-generator", str(small_world), "-o", str(tmp_path / "x"), "--schema", "tiny")
+    assert bad.returncode == 2 and "--schema tiny" in bad.stderr and not (tmp_path / "x").exists()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from toolkit.chase_sql.learned.corpus import TrainText, world_texts
 from toolkit.chase_sql.learned.encoding import Speller
-from toolkit.chase_sql.learned.template import CHAT_TEMPLATE
+from toolkit.chase_sql.learned.template import TEMPLATES
 from toolkit.core import console
 
 MODEL_SHAPE = {"hidden_size": 192, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4}
@@ -27,11 +27,11 @@ DRILL_EVERY = 8
 MAX_TRAIN_TOKENS = 1800
 
 
-def build_tokenizer(rendered: list[str], vocab_size: int):
+def build_tokenizer(rendered: list[str], vocab_size: int, schema: str = "full"):
     from toolkit.core.tokenizers import piece_tokenizer
 
     tok = piece_tokenizer(rendered, vocab_size)
-    tok.chat_template = CHAT_TEMPLATE
+    tok.chat_template = TEMPLATES[schema]
     return tok
 
 
@@ -103,7 +103,8 @@ def take_step(model, opt, loss, step: int, epoch: int, t0: float, log: list[dict
 
 
 def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int = 0, vocab_size: int = 2000,
-                    lr: float = 2e-3, batch_tokens: int = 4000, copy_drills: bool = False) -> dict:
+                    lr: float = 2e-3, batch_tokens: int = 4000, copy_drills: bool = False,
+                    schema: str = "full") -> dict:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -113,7 +114,7 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     rng = random.Random(seed)
     start = time.time()
     texts = [t for i, w in enumerate(worlds) for t in world_texts(w, seed + i)]
-    tok = build_tokenizer([_plain_render(t) for t in texts], vocab_size)
+    tok = build_tokenizer([_plain_render(t) for t in texts], vocab_size, schema)
     prompts = [render(tok, t) for t in texts]
     speller = Speller(tok)
     lengths = [len(speller.encode(p, t.target, None)[0]) for p, t in zip(prompts, texts, strict=True)]
@@ -151,7 +152,8 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     model.save_pretrained(out)
     tok.save_pretrained(out)
     summary = {"worlds": [str(w) for w in worlds], "texts": len(texts), "minutes": minutes, "steps": step,
-               "epochs_started": epoch, "texts_used": len(texts), "copy_drills": copy_drills, "seed": seed,
+               "epochs_started": epoch, "texts_used": len(texts), "copy_drills": copy_drills, "schema": schema,
+               "seed": seed,
                "lr": lr, "batch_tokens": batch_tokens, "lm_weight": LM_WEIGHT,
                "vocab_size": len(tok), "params": sum(p.numel() for p in model.parameters()),
                "train_seconds": round(time.time() - t0, 1), "log": log}
