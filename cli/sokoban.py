@@ -140,9 +140,11 @@ def train(
     boxes: Annotated[str, typer.Option("--boxes", help="Box counts (curriculum order).")] = "1,2",
     envs: Annotated[int, typer.Option("--envs", min=1, help="Parallel environments.")] = 64,
     minutes: Annotated[float, typer.Option("--minutes", min=0.01, help="Wall-clock training budget.")] = 30.0,
-    levels_n: Annotated[int, typer.Option("--levels", min=10, help="Training levels generated (train split).")] = 2000,
+    # 5000: with --min-moves 1 over half the levels are under 6 moves, and the curriculum's harder end needs variety
+    levels_n: Annotated[int, typer.Option("--levels", min=10, help="Training levels generated (train split).")] = 5000,
     max_moves: Annotated[int, typer.Option("--max-moves", min=1)] = 40,
-    min_moves: Annotated[int, typer.Option("--min-moves", min=1)] = 6,
+    # 1, not gen's 6: the difficulty curriculum starts on the 1-3 move levels
+    min_moves: Annotated[int, typer.Option("--min-moves", min=1)] = 1,
     seed: SeedOpt = None,
 ):
     """Train an agent with PPO on freshly generated train-split levels; writes config.json, model.safetensors,
@@ -171,10 +173,11 @@ def train(
         depth, ticks, kind = parts[0], parts[1], "drc"
     grid = _size(size)
     t0 = time.time()
-    levels = [lv for lv, _, _ in generate(levels_n, grid, _ints(boxes, "--boxes", 1), max_moves, "train", s, min_moves)]
+    made = generate(levels_n, grid, _ints(boxes, "--boxes", 1), max_moves, "train", s, min_moves)
+    levels, moves = [lv for lv, _, _ in made], [m for _, m, _ in made]
     gen_s = time.time() - t0
     cfg = AgentConfig(arch=kind, depth=depth, ticks=ticks, channels=channels, grid=grid)
-    result = run(levels, cfg, PPOConfig(envs=envs), minutes * 60, s)
+    result = run(levels, cfg, PPOConfig(envs=envs), minutes * 60, s, moves=moves)
     log = {**result.log, "levels": levels_n, "generation_seconds": round(gen_s, 1), "command_seed": s}
     save_agent(result.agent, out_dir, log)
     size_bytes = sum(f.stat().st_size for f in out_dir.iterdir())

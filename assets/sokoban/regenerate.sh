@@ -4,7 +4,7 @@
 # Usage: assets/sokoban/regenerate.sh [MINUTES] [TEST_LEVELS] [PROBE_EPISODES] [OUT]
 # Small settings make a quick pipeline check: assets/sokoban/regenerate.sh 0.2 40 60 /tmp/sokoban-check
 set -euo pipefail
-MINUTES=${1:-20}
+MINUTES=${1:-30}
 N_TEST=${2:-1000}
 EPISODES=${3:-3000}
 OUT=${4:-assets/sokoban}
