@@ -20,16 +20,22 @@ def world():
     return base, O.Words(tok), info
 
 
-# Target >= 0.95 missed by the shipped model (measured 0.51 risk / 0.305 time on 20 known personas after 1,034
-# pretraining steps; see assets/selfaware/README.md). Strict: this fails once a retrained model reaches the target.
-@pytest.mark.xfail(strict=True, reason="known-persona description accuracy 0.51/0.305 < 0.95 (under-trained world "
-                                       "model, see assets/selfaware/README.md)")
 @pytest.mark.parametrize("family", ["risk", "time"])
 def test_known_persona_accuracy(world, family):
     from toolkit.selfaware.ooc import known_accuracy
 
     base, words, info = world
     assert known_accuracy(base, words, info["known"][:20], info["poles"], family) >= 0.95
+
+
+@pytest.mark.parametrize("family", ["risk", "time"])
+def test_known_personas_act_by_their_pole(world, family):
+    from toolkit.selfaware import ooc as O
+
+    base, words, info = world
+    for name in info["known"][:20]:
+        p = O.behaviour_score(base, words, O.decisions(random.Random(name), name, family, 20))
+        assert (p if info["poles"][name][family] == "A" else 1 - p) >= 0.9, name
 
 
 # Target missed at 64 examples with the sweep's learning rate (1e-3, picked at 128 examples): measured 0.87.
