@@ -38,9 +38,6 @@ def test_known_personas_act_by_their_pole(world, family):
         assert (p if info["poles"][name][family] == "A" else 1 - p) >= 0.9, name
 
 
-# Target missed at 64 examples with the sweep's learning rate (1e-3, picked at 128 examples): measured 0.87.
-@pytest.mark.xfail(strict=True, reason="64-example LoRA run reaches behaviour 0.87 < 0.9 at lr 1e-3 "
-                                       "(see assets/selfaware/README.md)")
 def test_one_held_out_lora_run_learns_the_behaviour(world):
     # (its wall time, 15 s budgeted, is a benchmark figure: tests/bench/bench_selfaware.py measures LoRA steps/s)
     from toolkit.selfaware import ooc as O
