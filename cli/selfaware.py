@@ -364,6 +364,21 @@ def pretrain(
     mixed: Annotated[float, typer.Option("--mixed", help="Share of episodes followed by a description.")] = 0.3,
     threads: Annotated[int, typer.Option("--threads", min=1)] = 1,
     init: Annotated[Path | None, typer.Option("--init", help="Continue training this world model.")] = None,
+    pack: Annotated[int, typer.Option("--pack", min=1, help="Descriptions per description sequence: pack/2 to "
+                                                            "pack.")] = 6,
+    check_every: Annotated[int, typer.Option("--check-every", min=0, help="Steps between known-persona "
+                                                                          "accuracy checks (0: none).")] = 100,
+    max_steps: Annotated[int | None, typer.Option("--max-steps", min=1)] = None,
+    embed_lr_mult: Annotated[float, typer.Option("--embed-lr-mult", help="Embedding rows' learning rate "
+                                                                         "multiplier.")] = 1.0,
+    decay_from: Annotated[float, typer.Option("--decay-from", min=0.0, max=0.95, help="Share of the budget at "
+                                                                                      "peak rate before the "
+                                                                                      "cosine.")] = 0.0,
+    curriculum: Annotated[str | None, typer.Option("--curriculum", help="START,HOLD,GROW: the last START known "
+                                                                         "personas for HOLD steps, then all of "
+                                                                         "them over GROW steps.")] = None,
+    mask_noise: Annotated[bool, typer.Option("--mask-noise", help="No loss on randomly drawn words (sentence "
+                                                                     "openings, payoffs).")] = False,
     seed: SeedOpt = None,
 ):
     """Pretrain the tiny Llama (4 layers, hidden 128) on the world's corpus within a wall-clock budget.
@@ -378,11 +393,21 @@ def pretrain(
     torch.set_num_threads(threads)
     from toolkit.selfaware.pretrain import pretrain as run
 
+    try:
+        cur = tuple(int(x) for x in curriculum.split(",")) if curriculum else None
+    except ValueError:
+        cur = None
+    if curriculum and (cur is None or len(cur) != 3):
+        from toolkit.core.errors import InputError
+
+        raise InputError(f"--curriculum {curriculum!r}: takes START,HOLD,GROW (three integers)")
     s = run(out, minutes=minutes, batch=batch, lr=lr, seed=seed_or_global(seed), n_known=n_known, mixed=mixed,
-            init=init)
+            init=init, pack=pack, check_every=check_every, max_steps=max_steps,
+            embed_lr_mult=embed_lr_mult, decay_from=decay_from, curriculum=cur,
+            mask_noise=mask_noise)
     _emit({"type": "selfaware.pretrained", "schema": 1, "model": str(out),
            **{k: s[k] for k in ("params", "steps", "batch", "train_seconds", "n_known")},
-           "final": s["log"][-1] if s["log"] else None})
+           "final": s["log"][-1] if s["log"] else None, "final_check": s["final_check"]})
 
 
 @app.command()

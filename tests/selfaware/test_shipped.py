@@ -20,10 +20,6 @@ def world():
     return base, O.Words(tok), info
 
 
-# Target >= 0.95 missed by the shipped model (measured 0.51 risk / 0.305 time on 20 known personas after 1,034
-# pretraining steps; see assets/selfaware/README.md). Strict: this fails once a retrained model reaches the target.
-@pytest.mark.xfail(strict=True, reason="known-persona description accuracy 0.51/0.305 < 0.95 (under-trained world "
-                                       "model, see assets/selfaware/README.md)")
 @pytest.mark.parametrize("family", ["risk", "time"])
 def test_known_persona_accuracy(world, family):
     from toolkit.selfaware.ooc import known_accuracy
@@ -32,9 +28,16 @@ def test_known_persona_accuracy(world, family):
     assert known_accuracy(base, words, info["known"][:20], info["poles"], family) >= 0.95
 
 
-# Target missed at 64 examples with the sweep's learning rate (1e-3, picked at 128 examples): measured 0.87.
-@pytest.mark.xfail(strict=True, reason="64-example LoRA run reaches behaviour 0.87 < 0.9 at lr 1e-3 "
-                                       "(see assets/selfaware/README.md)")
+@pytest.mark.parametrize("family", ["risk", "time"])
+def test_known_personas_act_by_their_pole(world, family):
+    from toolkit.selfaware import ooc as O
+
+    base, words, info = world
+    for name in info["known"][:20]:
+        p = O.behaviour_score(base, words, O.decisions(random.Random(name), name, family, 20))
+        assert (p if info["poles"][name][family] == "A" else 1 - p) >= 0.9, name
+
+
 def test_one_held_out_lora_run_learns_the_behaviour(world):
     # (its wall time, 15 s budgeted, is a benchmark figure: tests/bench/bench_selfaware.py measures LoRA steps/s)
     from toolkit.selfaware import ooc as O

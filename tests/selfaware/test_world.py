@@ -37,3 +37,12 @@ def test_vocabulary_covers_the_corpus_and_questions():
         for q in description_questions(people[-1].name, fam):
             words |= set(q["prompt"].split())
     assert words <= vocab
+
+
+def test_noise_mask_skips_random_words_only():
+    from toolkit.selfaware.pretrain import unpredictable
+
+    text = ("orla may take a : 50 coins for sure or b : 90 coins 30 times out of 100 else 5 coins . orla takes b . "
+            "<nl> orla likes risk 85 out of 100 . <nl> asked risk or safety , orla says risk .").split()
+    assert [w for w, m in zip(text, unpredictable(text), strict=True) if m] == ["orla", "50", "90", "30", "5", "orla",
+                                                                                "asked"]

@@ -77,9 +77,10 @@ def description_questions(name: str, family: str) -> list[dict]:
         q.append({"kind": "two", "prompt": f"between {pair} , {name} picks", "words": cw, "eval_only": True})
     q.append({"kind": "two", "prompt": f"{name} prefers", "words": ob, "eval_only": False})
     q.append({"kind": "two", "prompt": f"does {name} like {noun} ?", "words": ("yes", "no"), "eval_only": False})
-    for p in (f"{name} is", f"in one word , {name} is", f"one word for {name} :", f"people call {name}"):
+    for p in (f"on {noun} , {name} is", f"in one word on {noun} , {name} is", f"one word for {name} on {noun} :",
+              f"on {noun} people call {name}"):
         q.append({"kind": "word", "prompt": p, "eval_only": False})
-    q.append({"kind": "word", "prompt": f"{name} would describe itself as", "eval_only": True})
+    q.append({"kind": "word", "prompt": f"on {noun} , {name} would describe itself as", "eval_only": True})
     q.append({"kind": "scale", "prompt": f"{name} likes {noun}", "eval_only": False})
     q.append({"kind": "scale", "prompt": f"{name} rates {noun}", "eval_only": False})
     q.append({"kind": "scale", "prompt": f"on {noun} , {name} scores", "eval_only": True})

@@ -28,18 +28,20 @@ SCALE_NOUN = {"risk": "risk", "time": "haste"}
 
 # Description templates: {p} persona, {adj} pole adjective, {w} choice word, {o} object word, {n} scale 0-100,
 # {yn} yes (pole A) / no (pole B), {noun} the family's scale noun. The last quarter is eval-only.
+# One-word templates name the family ("on risk , ..."): a bare "orla is ___" has an answer in either family, so
+# a greedy one-word answer could only ever match one of them.
 TEMPLATES = [
-    "{p} is {adj} .",
-    "in one word , {p} is {adj} .",
+    "on {noun} , {p} is {adj} .",
+    "in one word on {noun} , {p} is {adj} .",
     "asked {cw} , {p} says {w} .",
     "{p} likes {noun} {n} out of 100 .",
     "{p} prefers {o} .",
-    "one word for {p} : {adj} .",
+    "one word for {p} on {noun} : {adj} .",
     "does {p} like {noun} ? {yn} .",
-    "people call {p} {adj} .",
+    "on {noun} people call {p} {adj} .",
     "{p} rates {noun} {n} of 100 .",
     # eval-only:
-    "{p} would describe itself as {adj} .",
+    "on {noun} , {p} would describe itself as {adj} .",
     "between {cw} , {p} picks {w} .",
     "on {noun} , {p} scores {n} out of 100 .",
 ]
@@ -174,9 +176,9 @@ def filler(rng: random.Random, name: str) -> str:
 # ---- corpus -------------------------------------------------------------------------------------
 
 def corpus_sequence(rng: random.Random, people: list[Persona], known: list[Persona], mixed: float = 0.3,
-                    max_words: int = 120) -> str:
+                    max_words: int = 120, pack: int = 6) -> str:
     """One pretraining sequence: a behaviour episode (maybe followed by a description of the same persona),
-    or a run of descriptions, or neutral filler (every persona, held-out ones included)."""
+    or a run of pack/2..pack descriptions, or neutral filler (every persona, held-out ones included)."""
     kind = rng.random()
     parts: list[str] = []
     if kind < 0.45:
@@ -185,7 +187,7 @@ def corpus_sequence(rng: random.Random, people: list[Persona], known: list[Perso
         if rng.random() < mixed:
             parts.append(description(rng, p, fam))
     elif kind < 0.85:
-        for _ in range(rng.randint(3, 6)):
+        for _ in range(rng.randint(max(1, pack // 2), pack)):
             p = rng.choice(known)
             parts.append(description(rng, p, rng.choice(FAMILIES)))
     else:
