@@ -151,13 +151,12 @@ def pretrain(out: Path, *, minutes: float = 20.0, batch: int = 32, lr: float = 3
     model.save_pretrained(out)
     tok.save_pretrained(out)
     summary = {"seed": seed, "n_known": n_known, "mixed": mixed, "pack": pack, "params": params,
-               "steps": before["steps"] + step,
-               "batch": batch, "train_seconds": round(before["train_seconds"] + time.perf_counter() - start, 1),
+               "steps": before["steps"] + step, "batch": batch,
+               "train_seconds": round(before["train_seconds"] + time.perf_counter() - start, 1),
                "log": before["log"] + [{**e, "step": e["step"] + before["steps"]} for e in log],
                "stages": [*before.get("stages", [{"steps": before["steps"], "lr": lr}] if init else []),
-                          {"steps": step, "lr": lr, "minutes": minutes, "pack": pack,
-                                                     "embed_lr_mult": embed_lr_mult, "decay_from": decay_from,
-                                                     "curriculum": curriculum, "mask_noise": mask_noise}],
+                          {"steps": step, "lr": lr, "minutes": minutes, "pack": pack, "embed_lr_mult": embed_lr_mult,
+                           "decay_from": decay_from, "curriculum": curriculum, "mask_noise": mask_noise}],
                "final_check": binding_check(model, tok, known),
                "final_check_all": binding_check(model, tok, known, n=len(known)),
                "known": [p.name for p in known], "held_out": [p.name for p in held],
