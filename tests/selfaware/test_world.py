@@ -46,3 +46,30 @@ def test_noise_mask_skips_random_words_only():
             "<nl> orla likes risk 85 out of 100 . <nl> asked risk or safety , orla says risk .").split()
     assert [w for w, m in zip(text, unpredictable(text), strict=True) if m] == ["orla", "50", "90", "30", "5", "orla",
                                                                                 "asked"]
+
+
+def test_pretrain_logs_binding_checks_and_grows_the_curriculum_pool(tmp_path, monkeypatch):
+    """A few steps: the log carries the known-persona checks (whole list and first pool), world.json the stage."""
+    import json
+
+    from toolkit.selfaware import pretrain as P
+
+    pools = []
+    real = W.corpus_sequence
+
+    def spy(rng, people, pool, mixed, pack=6):
+        pools.append(len(pool))
+        return real(rng, people, pool, mixed, pack=pack)
+
+    monkeypatch.setattr(W, "corpus_sequence", spy)
+    def check(model, tok, known, n=20):  # the real check costs seconds; this one reports how many it was given
+        return {fam: {"acc": min(n, len(known)), "behaviour": 1.0} for fam in W.FAMILIES}
+
+    monkeypatch.setattr(P, "binding_check", check)
+    out = tmp_path / "m"
+    P.pretrain(out, minutes=10, batch=2, max_steps=4, check_every=2, curriculum=(20, 1, 2), pack=2)
+    world = json.loads((out / "world.json").read_text())
+    assert world["steps"] == 4 and [e["step"] for e in world["log"]] == [2, 4]
+    assert world["log"][0]["first_pool"]["risk"]["acc"] == 20 and world["final_check_all"]["time"]["acc"] == 200
+    assert world["stages"][-1]["curriculum"] == [20, 1, 2]
+    assert pools[:2] == [20, 20] and pools[-1] == 200  # last 20 first, then all known personas
