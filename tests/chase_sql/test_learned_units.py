@@ -119,11 +119,11 @@ def test_train_generator_saves_its_schema_template_and_log(reason, small_world, 
                  "--vocab-size", "300", "--batch-tokens", "1500", "--schema", "compact")
     assert run.returncode == 0, run.stderr
     record = json.loads(run.stdout)
-    assert record["type"] == "sql.generator_training" and record["schema"] == "compact" and record["steps"] >= 1
+    assert record["type"] == "sql.generator_training" and record["schema_format"] == "compact" and record["steps"] >= 1
     from transformers import AutoTokenizer
 
     assert AutoTokenizer.from_pretrained(out).chat_template == COMPACT_CHAT_TEMPLATE  # served as it was trained
     log = json.loads((out / "training_log.json").read_text())
-    assert log["schema"] == "compact" and log["texts"] == record["texts"]
+    assert record["schema"] == 1 and log["schema_format"] == "compact" and log["texts"] == record["texts"]
     bad = reason("chase-sql", "train-generator", str(small_world), "-o", str(tmp_path / "x"), "--schema", "tiny")
     assert bad.returncode == 2 and "--schema tiny" in bad.stderr and not (tmp_path / "x").exists()

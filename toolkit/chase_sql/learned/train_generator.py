@@ -152,9 +152,8 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     model.save_pretrained(out)
     tok.save_pretrained(out)
     summary = {"worlds": [str(w) for w in worlds], "texts": len(texts), "minutes": minutes, "steps": step,
-               "epochs_started": epoch, "texts_used": len(texts), "copy_drills": copy_drills, "schema": schema,
-               "seed": seed,
-               "lr": lr, "batch_tokens": batch_tokens, "lm_weight": LM_WEIGHT,
+               "epochs_started": epoch, "texts_used": len(texts), "copy_drills": copy_drills,
+               "schema_format": schema, "seed": seed, "lr": lr, "batch_tokens": batch_tokens, "lm_weight": LM_WEIGHT,
                "vocab_size": len(tok), "params": sum(p.numel() for p in model.parameters()),
                "train_seconds": round(time.time() - t0, 1), "log": log}
     (out / "training_log.json").write_text(json.dumps(summary, indent=1))
