@@ -359,13 +359,13 @@ def pretrain(
     out: Annotated[Path, typer.Option("--out", help="Model directory to write.")] = Path("runs/selfaware-model"),
     minutes: Annotated[float, typer.Option("--minutes", help="Wall-clock budget.")] = 20.0,
     batch: Annotated[int, typer.Option("--batch", min=1)] = 32,
-    lr: Annotated[float, typer.Option("--lr")] = 3e-3,
+    lr: Annotated[float, typer.Option("--lr")] = 1e-3,
     n_known: Annotated[int, typer.Option("--known", min=1, max=200, help="Known personas.")] = 200,
     mixed: Annotated[float, typer.Option("--mixed", help="Share of episodes followed by a description.")] = 0.3,
     threads: Annotated[int, typer.Option("--threads", min=1)] = 1,
     init: Annotated[Path | None, typer.Option("--init", help="Continue training this world model.")] = None,
     pack: Annotated[int, typer.Option("--pack", min=1, help="Descriptions per description sequence: pack/2 to "
-                                                            "pack.")] = 6,
+                                                            "pack.")] = 16,
     check_every: Annotated[int, typer.Option("--check-every", min=0, help="Steps between known-persona "
                                                                           "accuracy checks (0: none).")] = 100,
     max_steps: Annotated[int | None, typer.Option("--max-steps", min=1)] = None,
@@ -373,10 +373,10 @@ def pretrain(
                                                                          "multiplier.")] = 1.0,
     decay_from: Annotated[float, typer.Option("--decay-from", min=0.0, max=0.95, help="Share of the budget at "
                                                                                       "peak rate before the "
-                                                                                      "cosine.")] = 0.0,
+                                                                                      "cosine.")] = 0.6,
     curriculum: Annotated[str | None, typer.Option("--curriculum", help="START,HOLD,GROW: the last START known "
                                                                          "personas for HOLD steps, then all of "
-                                                                         "them over GROW steps.")] = None,
+                                                                         "them over GROW steps.")] = "20,600,1500",
     mask_noise: Annotated[bool, typer.Option("--mask-noise", help="No loss on randomly drawn words (sentence "
                                                                      "openings, payoffs).")] = False,
     seed: SeedOpt = None,
