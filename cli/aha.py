@@ -105,6 +105,10 @@ def train(
     vision_aux: Annotated[float, typer.Option(help="Weight of an auxiliary Yes/No probe on the image features "
                                               "(LLaVA-style models; helps a VLM trained from scratch use the image).")]
     = 0.0,
+    vision_aux_subtask: Annotated[bool, typer.Option(help="The --vision-aux probe also reads the sub-task's words, "
+                                                     "so grids whose label depends on the object named (wrong "
+                                                     "object, --hindsight pairs) train the image path too.")]
+    = False,
     hindsight: Annotated[bool, typer.Option(help="Add relabelled pairs of wrong-object and nominal grids to the "
                                             "training split, whose labels differ only by the object named.")]
     = False,
@@ -138,7 +142,8 @@ def train(
                       epochs=epochs, lr=lr, batch_size=batch_size, seed=seed_or_global(seed), val_frac=val_frac,
                       holdout_tasks=[t for t in holdout_tasks.split(",") if t], save_every=save_every,
                       max_steps=max_steps, verdict_weight=verdict_weight, vision_aux=vision_aux,
-                      hindsight=hindsight, vision_warmup=vision_warmup, resize_aug=resize_aug, device=device)
+                      vision_aux_subtask=vision_aux_subtask, hindsight=hindsight, vision_warmup=vision_warmup,
+                      resize_aug=resize_aug, device=device)
     writer = RecordWriter(None)
     summary = run_train(cfg, resume=resume, writer=writer)
     summary.pop("config")

@@ -45,20 +45,26 @@ def test_relabelled_pairs_flip_the_label_with_the_object_named():
     assert hindsight(list(out.values())) == []  # relabelled samples are not relabelled again
 
 
+def _projector_model(width: int):
+    import torch
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.multi_modal_projector = torch.nn.Sequential(torch.nn.Linear(width, width))
+
+        def forward(self, x):
+            return self.multi_modal_projector(x)
+
+    return Model()
+
+
 def test_vision_probe_skips_relabelled_samples():
     import torch
 
     from toolkit.aha.vision_aux import IGNORE, VisionProbe
 
-    class Model(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.multi_modal_projector = torch.nn.Sequential(torch.nn.Linear(4, 4))
-
-        def forward(self, x):
-            return self.multi_modal_projector(x)
-
-    model = Model()
+    model = _projector_model(4)
     probe = VisionProbe(model, "cpu")
     feats = torch.randn(2, 3, 4)
     model(feats)
@@ -77,3 +83,36 @@ def test_a_probe_at_chance_is_called_stuck():
 
     assert stuck_at_chance(CHANCE) and stuck_at_chance(0.66) and stuck_at_chance(0.9)
     assert not stuck_at_chance(0.5) and not stuck_at_chance(0.2)
+
+
+def test_a_subtask_conditioned_probe_learns_what_the_image_alone_cannot():
+    """Planted wrong-object data: the image shows which cube was handled, the label says whether it is
+    the one named. A probe on the image alone stays at chance; the conditioned one learns it."""
+    import torch
+
+    from toolkit.aha.vision_aux import CHANCE, SubtaskWords, VisionProbe
+
+    torch.manual_seed(0)
+    colours = ["red", "blue", "green", "cyan"]
+    handled = torch.randint(0, 4, (256,))
+    named = torch.where(torch.rand(256) < 0.5, handled, (handled + torch.randint(1, 4, (256,))) % 4)
+    labels = (handled == named).long()
+    feats = torch.nn.functional.one_hot(handled, 8).float()[:, None, :] + 0.1 * torch.randn(256, 3, 8)
+    subtasks = [f"pick up the {colours[int(k)]} cube" for k in named]
+    words = SubtaskWords(subtasks + ["lift the red cube off the table"])
+    assert words.ids("Pick up the RED cube!") == [words.index[w] for w in ("pick", "up", "the", "red", "cube")]
+    assert words.ids("a purple pyramid") == []
+    final = {}
+    for name, vocab in (("image", None), ("subtask", words)):
+        model = _projector_model(8)
+        probe = VisionProbe(model, "cpu", vocab)
+        opt = torch.optim.Adam(probe.parameters(), lr=0.05)
+        for _ in range(300):
+            model(feats)
+            loss = probe.loss(labels, subtasks)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        final[name] = float(loss.detach())
+        probe.close()
+    assert final["image"] > CHANCE - 0.05 and final["subtask"] < 0.2, final

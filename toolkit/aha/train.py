@@ -21,7 +21,7 @@ from toolkit.aha.hindsight import hindsight
 from toolkit.aha.prompt import YES
 from toolkit.aha.samples import Sample, load_samples, split_by_episode
 from toolkit.aha.scenes import scene_of, write_scenes
-from toolkit.aha.vision_aux import CHANCE, IGNORE, VisionProbe, stuck_at_chance
+from toolkit.aha.vision_aux import CHANCE, IGNORE, SubtaskWords, VisionProbe, stuck_at_chance
 from toolkit.aha.vlm import VLM, load_image, load_vlm
 from toolkit.core import console
 from toolkit.core.errors import InputError
@@ -65,6 +65,7 @@ class TrainConfig:
     verdict_weight: float = 1.0
     vision_aux: float = 0.0  # weight of the auxiliary Yes/No probe on the image features (vision_aux.py)
     hindsight: bool = False  # add relabelled wrong-object pairs to the training split (hindsight.py)
+    vision_aux_subtask: bool = False  # the probe also reads the sub-task's words (vision_aux.SubtaskWords)
     vision_warmup: int = 0  # first N steps train the vision tower, projector and probe only (language side frozen)
     resize_aug: float = 0.0  # share of training grids redrawn at a random view size, then brought back
     device: str = "auto"
@@ -132,16 +133,20 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                  f"held out {len(held)} samples of tasks {sorted(set(cfg.holdout_tasks)) or '-'}{relabel_note})")
     train_items = [encode_sample(vlm, s) for s in train_s]
     val_items = [encode_sample(vlm, s) for s in val_s]
-    # the image alone decides a relabelled sample's label no more: the vision probe skips those
-    train_verdicts = [IGNORE if s.relabelled else int(s.label == YES) for s in train_s]
+    # the image alone decides a relabelled sample's label no more: a probe on the image alone skips those
+    train_verdicts = [IGNORE if s.relabelled and not cfg.vision_aux_subtask else int(s.label == YES)
+                      for s in train_s]
     model = _prepare_model(vlm, cfg)
     params = [p for p in model.parameters() if p.requires_grad]
     language = [p for n, p in model.named_parameters() if p.requires_grad and not is_vision_side(n)]
+    if cfg.vision_aux_subtask and cfg.vision_aux <= 0:
+        raise InputError("--vision-aux-subtask needs --vision-aux > 0 (it conditions that probe on the sub-task)")
     if cfg.vision_warmup and (cfg.vision_aux <= 0 or len(language) == len(params)):
         raise InputError("--vision-warmup needs --vision-aux > 0 and trainable vision tower or projector weights "
                          "(the warm-up trains the image path with the probe's loss)")
     n_trainable = sum(p.numel() for p in params)
-    probe = VisionProbe(model, vlm.device) if cfg.vision_aux > 0 else None
+    words = SubtaskWords([s.subtask for s in train_s]) if cfg.vision_aux_subtask else None
+    probe = VisionProbe(model, vlm.device, words) if cfg.vision_aux > 0 else None
     optimizer = torch.optim.AdamW(params + (probe.parameters() if probe else []), lr=cfg.lr, weight_decay=0.0)
     accelerator = Accelerator(cpu=vlm.device == "cpu")
     model, optimizer = accelerator.prepare(model, optimizer)
@@ -182,7 +187,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             loss = answer_loss(model, batch, cfg.verdict_weight)
             if probe is not None:
                 verdicts = torch.tensor([train_verdicts[i] for i in shard], device=accelerator.device)
-                probe_loss = probe.loss(verdicts)
+                probe_loss = probe.loss(verdicts, [train_s[i].subtask for i in shard])
                 if bool((verdicts != IGNORE).any()):  # a batch of relabelled samples only scores nothing
                     probe_history.append(float(probe_loss.detach()))
                 loss = loss + cfg.vision_aux * probe_loss

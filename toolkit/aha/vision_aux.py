@@ -11,11 +11,17 @@ With `isolate` on (the vision warm-up stage of training), the projector sees the
 detached: the answer loss still trains the projector, but the vision tower's only gradient is the
 probe's. Adam scales each weight's step by its own gradient history, so on the tower the probe's
 signal then sets the direction, however small its loss weight, instead of the answer loss's noise.
+
+With sub-task words given (`SubtaskWords`), the probe also reads the sub-task as a bag of words and
+multiplies it into the image features: a wrong-object grid and its hindsight twin (same image, other
+object named, other label) then give the tower a gradient towards the handled object's colour, where a
+probe on the image alone can only see them as noise.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from toolkit.core.errors import InputError
@@ -39,17 +45,43 @@ def find_projector(model):
                      "this model has none: train without it")
 
 
+class SubtaskWords:
+    """The word vocabulary of the training sub-tasks; a word never seen in training maps to nothing."""
+
+    def __init__(self, subtasks: list[str]):
+        self.index = {w: i for i, w in enumerate(sorted({w for t in subtasks for w in self.words(t)}))}
+
+    @staticmethod
+    def words(text: str) -> list[str]:
+        return re.findall(r"[a-z]+", text.lower())
+
+    def ids(self, text: str) -> list[int]:
+        return [self.index[w] for w in self.words(text) if w in self.index]
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
 class VisionProbe:
     """Captures the projector input on every forward and scores it against Yes/No labels."""
 
     isolate: bool = False  # hand the projector detached features (the tower learns from the probe alone)
 
-    def __init__(self, model, device):
+    def __init__(self, model, device, words: SubtaskWords | None = None):
         import torch
 
         projector = find_projector(model)
         first = next(m for m in projector.modules() if isinstance(m, torch.nn.Linear))
-        self.head = torch.nn.Linear(first.in_features, 2).to(device)
+        width = first.in_features
+        self.head = torch.nn.Linear(width, 2).to(device)
+        self.words = words
+        self.device = device
+        self.modules = [self.head]
+        if words is not None:  # bag of sub-task words, gating the image features before a second head
+            self.embed = torch.nn.EmbeddingBag(max(len(words), 1), width, mode="mean").to(device)
+            torch.nn.init.normal_(self.embed.weight, std=1.0)
+            self.joint = torch.nn.Linear(width, 2).to(device)
+            self.modules += [self.embed, self.joint]
         self._features = None
         self._hook = projector.register_forward_pre_hook(self._capture)
 
@@ -60,9 +92,22 @@ class VisionProbe:
         return None
 
     def parameters(self):
-        return list(self.head.parameters())
+        return [p for m in self.modules for p in m.parameters()]
 
-    def loss(self, verdicts):
+    def logits(self, pooled, subtasks: list[str] | None):
+        import torch
+
+        out = self.head(pooled)
+        if self.words is None:
+            return out
+        if subtasks is None or len(subtasks) != pooled.shape[0]:
+            raise ValueError("a sub-task-conditioned probe needs one sub-task per image")
+        ids = [self.words.ids(t) or [0] for t in subtasks]
+        flat = torch.tensor([i for row in ids for i in row], device=pooled.device)
+        offsets = torch.tensor([0] + [len(r) for r in ids[:-1]], device=pooled.device).cumsum(0)
+        return out + self.joint(pooled * self.embed(flat, offsets))
+
+    def loss(self, verdicts, subtasks: list[str] | None = None):
         """Cross-entropy of the probe on the last forward's image features (one image per sample);
         labels equal to IGNORE are skipped, and a batch of only those gives zero."""
         import torch.nn.functional as F
@@ -75,13 +120,17 @@ class VisionProbe:
         keep = verdicts != IGNORE
         if not bool(keep.any()):
             return self.head.weight.sum() * 0.0  # keeps the graph: backward() stays valid
-        return F.cross_entropy(self.head(pooled[keep]), verdicts[keep])
+        logits = self.logits(pooled, subtasks)
+        return F.cross_entropy(logits[keep], verdicts[keep])
 
     def state_dict(self) -> dict[str, Any]:
-        return self.head.state_dict()
+        return {str(i): m.state_dict() for i, m in enumerate(self.modules)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.head.load_state_dict(state)
+        if "weight" in state:  # a checkpoint of a probe on the image alone
+            state = {"0": state}
+        for i, m in enumerate(self.modules):
+            m.load_state_dict(state[str(i)])
 
     def close(self) -> None:
         self._hook.remove()
