@@ -48,11 +48,14 @@ def test_llava_json_and_errors(synth_data, tmp_path):
         sample_from_image(tmp_path / "none.png", "pick")
 
 
-def test_split_never_leaks_an_episode_and_holds_out_tasks(synth_data):
+def test_split_never_leaks_a_scene_and_holds_out_tasks(synth_data):
     samples = load_samples(synth_data)
     train, val, held = split_by_episode(samples, 0.3, seed=1, holdout_tasks={"lift"})
     assert {s.task for s in held} == {"lift"} and "lift" not in {s.task for s in train + val}
     assert not {s.episode_id for s in train} & {s.episode_id for s in val}
+    # every failure mode of a (task, seed) replays one scene: all of them sit on one side
+    assert not {(s.task, s.seed) for s in train} & {(s.task, s.seed) for s in val}
+    assert len({s.mode for s in val}) == 4
     assert val and len(train) + len(val) + len(held) == len(samples)
     assert split_by_episode(samples, 0.3, seed=1, holdout_tasks={"lift"})[1] == val
 

@@ -144,16 +144,24 @@ def sample_from_image(image: Path, subtask: str) -> Sample:
 
 def split_by_episode(samples: list[Sample], val_frac: float, seed: int,
                      holdout_tasks: set[str] | None = None) -> tuple[list[Sample], list[Sample], list[Sample]]:
-    """(train, validation, held_out): whole episodes go to one side; held-out tasks leave both."""
+    """(train, validation, held_out): whole scenes go to one side, so validation shows scenes the model
+    never trained on (every failure mode of a FailGen (task, seed) replays the same scene; an episode
+    without a known scene is its own group); held-out tasks leave both."""
+    from toolkit.aha.scenes import scene_of
+
+    def group(s: Sample) -> str:
+        scene = scene_of(s.task, s.seed, s.episode_id)
+        return f"{scene[0]}-s{scene[1]}" if scene else s.episode_id
+
     holdout_tasks = holdout_tasks or set()
     held = [s for s in samples if s.task in holdout_tasks]
     rest = [s for s in samples if s.task not in holdout_tasks]
-    episodes = sorted({s.episode_id for s in rest})
-    random.Random(seed).shuffle(episodes)
-    n_val = int(round(len(episodes) * val_frac))
-    if val_frac > 0 and n_val == 0 and len(episodes) > 1:
+    groups = sorted({group(s) for s in rest})
+    random.Random(seed).shuffle(groups)
+    n_val = int(round(len(groups) * val_frac))
+    if val_frac > 0 and n_val == 0 and len(groups) > 1:
         n_val = 1
-    val_eps = set(episodes[:n_val])
-    train = [s for s in rest if s.episode_id not in val_eps]
-    val = [s for s in rest if s.episode_id in val_eps]
+    val_groups = set(groups[:n_val])
+    train = [s for s in rest if group(s) not in val_groups]
+    val = [s for s in rest if group(s) in val_groups]
     return train, val, held
