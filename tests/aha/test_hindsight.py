@@ -116,3 +116,15 @@ def test_a_subtask_conditioned_probe_learns_what_the_image_alone_cannot():
         final[name] = float(loss.detach())
         probe.close()
     assert final["image"] > CHANCE - 0.05 and final["subtask"] < 0.2, final
+
+
+def test_a_subtask_probe_without_the_probe_is_refused_before_any_work(tmp_path):
+    import pytest
+
+    from toolkit.aha.train import TrainConfig, train
+    from toolkit.core.errors import InputError
+
+    with pytest.raises(InputError, match="--vision-aux-subtask needs --vision-aux > 0"):
+        train(TrainConfig(data=str(tmp_path / "none.jsonl"), model=str(tmp_path), out=str(tmp_path / "m"),
+                          vision_aux=0.0, vision_aux_subtask=True, device="cpu"))
+    assert not (tmp_path / "m").exists()

@@ -112,6 +112,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     ckpt = out / CKPT
     if not resume and (ckpt / "state.pt").exists():
         raise InputError(f"{out}: already holds a training run; pass --resume to continue it or pick another --out")
+    if cfg.vision_aux_subtask and cfg.vision_aux <= 0:  # before the (slow) encoding of the data
+        raise InputError("--vision-aux-subtask needs --vision-aux > 0 (it conditions that probe on the sub-task)")
     seed_everything(cfg.seed)
     samples = load_samples(cfg.data)
     train_s, val_s, held = split_by_episode(samples, cfg.val_frac, cfg.seed, set(cfg.holdout_tasks))
@@ -139,8 +141,6 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     model = _prepare_model(vlm, cfg)
     params = [p for p in model.parameters() if p.requires_grad]
     language = [p for n, p in model.named_parameters() if p.requires_grad and not is_vision_side(n)]
-    if cfg.vision_aux_subtask and cfg.vision_aux <= 0:
-        raise InputError("--vision-aux-subtask needs --vision-aux > 0 (it conditions that probe on the sub-task)")
     if cfg.vision_warmup and (cfg.vision_aux <= 0 or len(language) == len(params)):
         raise InputError("--vision-warmup needs --vision-aux > 0 and trainable vision tower or projector weights "
                          "(the warm-up trains the image path with the probe's loss)")
