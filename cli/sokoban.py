@@ -145,12 +145,15 @@ def train(
     max_moves: Annotated[int, typer.Option("--max-moves", min=1)] = 40,
     # 1, not gen's 6: the difficulty curriculum starts on the 1-3 move levels
     min_moves: Annotated[int, typer.Option("--min-moves", min=1)] = 1,
+    init: Annotated[Path | None, typer.Option("--init", help="Continue training this agent directory (same arch, "
+                                              "channels and size; the curricula resume where its log ended).")] = None,
     seed: SeedOpt = None,
 ):
     """Train an agent with PPO on freshly generated train-split levels; writes config.json, model.safetensors,
     train_log.json and prints one sokoban.trained record.
 
     Example: reason --seed 0 sokoban train -o assets/sokoban/agent --minutes 30
+    Continue it: reason --seed 1 sokoban train -o AGENT2 --init assets/sokoban/agent --envs 256 --minutes 60
     """
     from toolkit.core.extras import require
 
@@ -159,7 +162,7 @@ def train(
 
     from toolkit.sokoban.drc import AgentConfig, save_agent
     from toolkit.sokoban.generate import generate
-    from toolkit.sokoban.ppo import PPOConfig
+    from toolkit.sokoban.ppo import PPOConfig, continue_from, curriculum_end
     from toolkit.sokoban.ppo import train as run
 
     torch.set_num_threads(1)
@@ -172,13 +175,19 @@ def train(
             raise InputError(f"--arch {arch}: expected D,N or ff")
         depth, ticks, kind = parts[0], parts[1], "drc"
     grid = _size(size)
+    cfg = AgentConfig(arch=kind, depth=depth, ticks=ticks, channels=channels, grid=grid)
+    start, earlier = (None, None) if init is None else continue_from(init, cfg)
     t0 = time.time()
     made = generate(levels_n, grid, _ints(boxes, "--boxes", 1), max_moves, "train", s, min_moves)
     levels, moves = [lv for lv, _, _ in made], [m for _, m, _ in made]
     gen_s = time.time() - t0
-    cfg = AgentConfig(arch=kind, depth=depth, ticks=ticks, channels=channels, grid=grid)
-    result = run(levels, cfg, PPOConfig(envs=envs), minutes * 60, s, moves=moves)
+    curriculum = None if earlier is None else curriculum_end(earlier)
+    result = run(levels, cfg, PPOConfig(envs=envs), minutes * 60, s, moves=moves, init=start, curriculum=curriculum)
     log = {**result.log, "levels": levels_n, "generation_seconds": round(gen_s, 1), "command_seed": s}
+    if earlier is not None:
+        log["continued_from"] = {"dir": str(init), "fingerprint": start.fingerprint, "frames": earlier.get("frames"),
+                                 "seconds": earlier.get("seconds"), "curriculum": curriculum}
+        log["total_frames"] = log["frames"] + int(earlier.get("total_frames", earlier.get("frames", 0)))
     save_agent(result.agent, out_dir, log)
     size_bytes = sum(f.stat().st_size for f in out_dir.iterdir())
     with open_writer(None) as writer:

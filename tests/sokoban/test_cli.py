@@ -102,3 +102,33 @@ def test_probes_of_another_agent(tmp_path, capsys, monkeypatch, agent_dir):
     code, out, err = _main(capsys, monkeypatch, "sokoban", "ticks", str(tmp_path / "l.txt"), "--agent", str(agent_dir),
                            "--probes", str(tmp_path / "p.safetensors"))
     assert code == 2 and out == "" and "probes of another agent" in err
+
+
+def test_train_init_continues_the_agent_and_refuses_another_shape(tmp_path, capsys, monkeypatch):
+    first, second = tmp_path / "first", tmp_path / "second"
+    common = ["--size", "4", "--boxes", "1", "--envs", "4", "--levels", "20", "--max-moves", "8", "--channels", "4",
+              "--arch", "1,1"]
+    code, out, err = _main(capsys, monkeypatch, "--seed", "0", "sokoban", "train", "-o", str(first), *common,
+                           "--minutes", "0.02")
+    assert code == 0, err
+    (rec,) = [json.loads(line) for line in out.splitlines()]
+    code, out, err = _main(capsys, monkeypatch, "--seed", "2", "sokoban", "train", "-o", str(second), *common,
+                           "--minutes", "0.02", "--init", str(first))
+    assert code == 0, err
+    log = json.loads((second / "train_log.json").read_text())
+    before = json.loads((first / "train_log.json").read_text())
+    cont = log["continued_from"]
+    assert cont["dir"] == str(first) and cont["frames"] == rec["frames"] == before["frames"]
+    assert cont["curriculum"] == before["curriculum_end"]
+    assert log["total_frames"] == log["frames"] + before["frames"]
+    # the continuation starts from the first agent's weights (a zero budget hands them back unchanged)
+    from toolkit.sokoban.drc import load_agent
+    from toolkit.sokoban.levels import parse_text
+    from toolkit.sokoban.ppo import PPOConfig, train
+
+    start = load_agent(first)
+    same = train(parse_text(LEVEL, "a"), start.cfg, PPOConfig(envs=2), 0, seed=5, init=start).agent.state_dict()
+    assert all(torch.equal(v, same[k]) for k, v in start.state_dict().items())
+    code, out, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "third"),
+                           *common[:-1], "2,1", "--minutes", "0.02", "--init", str(first))
+    assert code == 2 and out == "" and "--init" in err and str(first) in err and err.count("\n") == 1

@@ -68,3 +68,16 @@ def test_numba_bfs_equals_python_bfs(gen_levels):
         assert solve_bfs_numba(lv) == (moves, ref.nodes)
     (corner,) = parse_text("########\n#$     #\n#      #\n#  @  .#\n#      #\n########", "c")
     assert solve_bfs_numba(corner)[0] == -1
+
+
+def test_numba_live_squares_equal_the_python_board(gen_levels):
+    import numpy as np
+
+    from toolkit.sokoban.solver import Board
+    from toolkit.sokoban.solver_numba import live_squares
+
+    (corner,) = parse_text("########\n#$     #\n#      #\n#  @  .#\n#      #\n########", "c")
+    for lv in [lv for lv, _, _ in gen_levels] + [corner]:
+        h, w = lv.shape
+        live = live_squares(lv.walls.ravel().astype(np.bool_), h, w, lv.targets.ravel().astype(np.bool_))
+        assert set(np.flatnonzero(live).tolist()) == Board(lv).live

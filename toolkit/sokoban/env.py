@@ -23,39 +23,34 @@ CAP = 120
 
 
 @njit(cache=True)
-def _free(walls, boxes, r, c):
-    h, w = walls.shape
-    return 0 <= r < h and 0 <= c < w and not walls[r, c] and not boxes[r, c]
+def _step_at(walls, targets, boxes, players, b, action):
+    """Apply one action to env b of a batch in place; returns (reward, solved, pushed-from flat index or -1).
 
-
-@njit(cache=True)
-def step_one(walls, targets, boxes, player, action):
-    """Apply one action in place; returns (reward, solved, pushed-from flat index or -1)."""
-    h, w = walls.shape
+    Indexes the (B, H, W) arrays directly: slicing out per-env views cost more than the rules themselves."""
+    h, w = walls.shape[1], walls.shape[2]
     reward = STEP_PENALTY
     pushed = -1
     if action != 0:
-        dr = (0, -1, 1, 0, 0)[action]
-        dc = (0, 0, 0, -1, 1)[action]
-        r, c = player[0] + dr, player[1] + dc
-        if 0 <= r < h and 0 <= c < w and not walls[r, c]:
-            if boxes[r, c]:
+        dr, dc = DR[action], DC[action]
+        r, c = players[b, 0] + dr, players[b, 1] + dc
+        if 0 <= r < h and 0 <= c < w and not walls[b, r, c]:
+            if boxes[b, r, c]:
                 r2, c2 = r + dr, c + dc
-                if _free(walls, boxes, r2, c2):
-                    boxes[r, c] = False
-                    boxes[r2, c2] = True
-                    if targets[r, c]:
+                if 0 <= r2 < h and 0 <= c2 < w and not walls[b, r2, c2] and not boxes[b, r2, c2]:
+                    boxes[b, r, c] = False
+                    boxes[b, r2, c2] = True
+                    if targets[b, r, c]:
                         reward += BOX_OFF
-                    if targets[r2, c2]:
+                    if targets[b, r2, c2]:
                         reward += BOX_ON
-                    player[0], player[1] = r, c
+                    players[b, 0], players[b, 1] = r, c
                     pushed = r * w + c
             else:
-                player[0], player[1] = r, c
+                players[b, 0], players[b, 1] = r, c
     solved = True
     for i in range(h):
         for j in range(w):
-            if boxes[i, j] and not targets[i, j]:
+            if boxes[b, i, j] and not targets[b, i, j]:
                 solved = False
     if solved:
         reward += SOLVED
@@ -63,10 +58,17 @@ def step_one(walls, targets, boxes, player, action):
 
 
 @njit(cache=True)
+def step_one(walls, targets, boxes, player, action):
+    """Apply one action to a single (H, W) game in place; returns (reward, solved, pushed-from flat index or -1)."""
+    return _step_at(walls.reshape((1,) + walls.shape), targets.reshape((1,) + targets.shape),
+                    boxes.reshape((1,) + boxes.shape), player.reshape((1, 2)), 0, action)
+
+
+@njit(cache=True)
 def step_batch(walls, targets, boxes, players, steps, actions, cap, rewards, terminated, truncated):
     """Step every env of the batch in place (no reset): fills rewards/terminated/truncated."""
     for b in range(walls.shape[0]):
-        rew, solved, _ = step_one(walls[b], targets[b], boxes[b], players[b], actions[b])
+        rew, solved, _ = _step_at(walls, targets, boxes, players, b, actions[b])
         steps[b] += 1
         rewards[b] = rew
         terminated[b] = solved
@@ -95,6 +97,20 @@ def observe_batch(walls, targets, boxes, players, out):
                 out[b, k, i, j] = 1.0
 
 
+@njit(cache=True)
+def load_levels(pool_walls, pool_targets, pool_boxes, pool_players, walls, targets, boxes, players, steps,
+                level_index, envs, idx):
+    """Reset env envs[k] to pool level idx[k], for every k."""
+    for k in range(len(envs)):
+        b, i = envs[k], idx[k]
+        walls[b] = pool_walls[i]
+        targets[b] = pool_targets[i]
+        boxes[b] = pool_boxes[i]
+        players[b] = pool_players[i]
+        steps[b] = 0
+        level_index[b] = i
+
+
 class BatchEnv:
     """B Sokoban games stepped together; each resets from `levels` (cycled or sampled) when it ends."""
 
@@ -115,21 +131,19 @@ class BatchEnv:
         self.rewards = np.zeros(n_envs, np.float32)
         self.terminated = np.zeros(n_envs, np.bool_)
         self.truncated = np.zeros(n_envs, np.bool_)
-        for b in range(n_envs):
-            self._load(b)
+        load_levels(*self.pool, self.walls, self.targets, self.boxes, self.players, self.steps, self.level_index,
+                    np.arange(n_envs), self._draw(n_envs))
 
-    def _load(self, b: int) -> None:
-        if self.sample:
-            n = len(self.pool[0])
-            i = int(self.rng.integers(n)) if self.weights is None else int(self.rng.choice(n, p=self.weights))
-        else:
-            i = self.next_index % len(self.pool[0])
-            self.next_index += 1
-        walls, targets, boxes, players = self.pool
-        self.walls[b], self.targets[b], self.boxes[b] = walls[i], targets[i], boxes[i]
-        self.players[b] = players[i]
-        self.steps[b] = 0
-        self.level_index[b] = i
+    def _draw(self, k: int) -> np.ndarray:
+        """Pool indices for k resets (one draw for all: a draw per env cost as much as stepping them)."""
+        n = len(self.pool[0])
+        if not self.sample:
+            idx = (self.next_index + np.arange(k)) % n
+            self.next_index += k
+            return idx
+        if self.weights is None:
+            return self.rng.integers(n, size=k)
+        return self.rng.choice(n, size=k, p=self.weights)
 
     def observe(self) -> np.ndarray:
         observe_batch(self.walls, self.targets, self.boxes, self.players, self.obs)
@@ -141,6 +155,8 @@ class BatchEnv:
                    np.asarray(actions, np.int64), self.cap, self.rewards, self.terminated, self.truncated)
         out = self.rewards.copy(), self.terminated.copy(), self.truncated.copy()
         if auto_reset:
-            for b in np.flatnonzero(self.terminated | self.truncated):
-                self._load(int(b))
+            ended = np.flatnonzero(self.terminated | self.truncated)
+            if len(ended):
+                load_levels(*self.pool, self.walls, self.targets, self.boxes, self.players, self.steps,
+                            self.level_index, ended, self._draw(len(ended)))
         return out

@@ -6,14 +6,17 @@ widened as they get solved) and a 1 -> 2 box curriculum (2-box levels join once 
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from toolkit.core import console
-from toolkit.sokoban.drc import AgentConfig, DRCAgent
+from toolkit.core.errors import InputError
+from toolkit.sokoban.drc import AgentConfig, DRCAgent, load_agent
 from toolkit.sokoban.env import CAP, BatchEnv
 from toolkit.sokoban.levels import Level
 
@@ -78,11 +81,19 @@ def _curriculum_weights(levels: list[Level], two_share: float, moves: np.ndarray
 
 
 def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float, seed: int,
-          max_updates: int | None = None, moves: list[int] | None = None) -> TrainResult:
-    """PPO for `seconds` (or `max_updates`); `moves` (optimal moves per level) enables the difficulty curriculum."""
+          max_updates: int | None = None, moves: list[int] | None = None, init: DRCAgent | None = None,
+          curriculum: dict | None = None) -> TrainResult:
+    """PPO for `seconds` (or `max_updates`); `moves` (optimal moves per level) enables the difficulty curriculum.
+
+    `init` continues from a trained agent (fresh optimizer moments); `curriculum` ({"two_box_share", "max_moves"},
+    where an earlier run ended) resumes both curricula there instead of restarting them from 1 box and 3 moves.
+    """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     agent = DRCAgent(cfg)
+    if init is not None:
+        agent.load_state_dict(init.state_dict())
+        agent.train()
     # the official eps applies to a loss summed over the batch; this loss is the batch mean, so the same Adam
     # steps need eps divided by the minibatch's sample count (with eps 1e-4 as is, median gradients of ~1e-5 made
     # the steps ~10x smaller than lr and the 20-minute agent stayed uniform)
@@ -92,6 +103,10 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
     two_share = 0.0
     move_arr = None if moves is None else np.asarray(moves)
     limit = np.inf if move_arr is None else float(ppo.start_moves)
+    if curriculum is not None:
+        two_share = float(curriculum.get("two_box_share") or 0.0)
+        if move_arr is not None and curriculum.get("max_moves") is not None:
+            limit = float(curriculum["max_moves"])
     env.weights = _curriculum_weights(levels, two_share, move_arr, limit)
     since_change: list[float] = []
     state = agent.initial_state(ppo.envs)
@@ -186,5 +201,31 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
                          f"max moves {row['max_moves']}")
     agent.eval()
     log = {"updates": update, "frames": frames, "seconds": round(time.time() - start, 1), "history": history,
-           "ppo": ppo.__dict__, "seed": seed}
+           "ppo": ppo.__dict__, "seed": seed,
+           "curriculum_end": {"two_box_share": two_share,
+                              "max_moves": None if move_arr is None else min(limit, int(move_arr.max()))}}
     return TrainResult(agent, log)
+
+
+def continue_from(path: Path, cfg: AgentConfig) -> tuple[DRCAgent, dict]:
+    """The agent to continue training and its training log; its shape must be the one asked for."""
+    agent = load_agent(path)
+    have = (agent.cfg.arch, agent.cfg.depth, agent.cfg.ticks, agent.cfg.channels, tuple(agent.cfg.grid))
+    want = (cfg.arch, cfg.depth, cfg.ticks, cfg.channels, tuple(cfg.grid))
+    if have != want:
+        raise InputError(f"--init {path}: agent is (arch, depth, ticks, channels, grid) {have}, the options ask "
+                         f"for {want}")
+    log_file = Path(path) / "train_log.json"
+    try:
+        earlier = json.loads(log_file.read_text()) if log_file.is_file() else {}
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{log_file}: not JSON ({exc})") from None
+    return agent, earlier
+
+
+def curriculum_end(log: dict) -> dict:
+    """Where an earlier run's curricula stood at its end (older logs: their last history row)."""
+    if "curriculum_end" in log:
+        return log["curriculum_end"]
+    last = (log.get("history") or [{}])[-1]
+    return {"two_box_share": last.get("two_box_share", 0.0), "max_moves": last.get("max_moves")}

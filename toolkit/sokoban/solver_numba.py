@@ -7,7 +7,6 @@ import numpy as np
 from numba import njit
 
 from toolkit.sokoban.levels import Level
-from toolkit.sokoban.solver import Board
 
 MAX_SQUARES = 56
 
@@ -106,16 +105,45 @@ def bfs(walls, h, w, targets, boxes0, player0, live, node_limit):
     return -1, nodes
 
 
+@njit(cache=True)
+def live_squares(walls, h, w, targets):
+    """Squares from which some target can be reached by pushing (solver.Board's live set, on flat indices).
+
+    Computed here too: on small levels the Python version cost more than the search itself."""
+    live = targets.copy()
+    stack = np.empty(h * w, np.int64)
+    top = 0
+    for i in range(h * w):
+        if targets[i]:
+            stack[top] = i
+            top += 1
+    drs = (-1, 1, 0, 0)
+    dcs = (0, 0, -1, 1)
+    while top > 0:
+        top -= 1
+        y = stack[top]
+        r, c = y // w, y % w
+        for k in range(4):  # a box reaches y from y-d when the player can stand at y-2d
+            r1, c1, r2, c2 = r - drs[k], c - dcs[k], r - 2 * drs[k], c - 2 * dcs[k]
+            if not (0 <= r1 < h and 0 <= c1 < w and 0 <= r2 < h and 0 <= c2 < w):
+                continue
+            prev = r1 * w + c1
+            if walls[prev] or walls[r2 * w + c2] or live[prev]:
+                continue
+            live[prev] = True
+            stack[top] = prev
+            top += 1
+    return live
+
+
 def solve_bfs_numba(level: Level, node_limit: int = 200_000) -> tuple[int, int]:
     """(optimal moves, -1 unsolvable or -2 node limit; expanded nodes) for interiors of up to 56 squares."""
     h, w = level.shape
     if h * w > MAX_SQUARES:
         raise ValueError(f"numba BFS packs states into int64: at most {MAX_SQUARES} squares, got {h * w}")
-    board = Board(level)
-    live = np.zeros(h * w, np.bool_)
-    live[list(board.live)] = True
+    walls = level.walls.ravel().astype(np.bool_)
+    live = live_squares(walls, h, w, level.targets.ravel().astype(np.bool_))
     bits = np.int64(1) << np.arange(h * w, dtype=np.int64)
     targets = np.int64(bits[level.targets.ravel()].sum())
     boxes = np.int64(bits[level.boxes.ravel()].sum())
-    return bfs(level.walls.ravel().astype(np.bool_), h, w, targets, boxes, level.player[0] * w + level.player[1],
-               live, node_limit)
+    return bfs(walls, h, w, targets, boxes, level.player[0] * w + level.player[1], live, node_limit)
