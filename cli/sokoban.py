@@ -309,7 +309,9 @@ def probe(
     kernel: Annotated[str, typer.Option("--kernel", help="Comma list of 1, 3.")] = "1,3",
     source: Annotated[str, typer.Option("--source", help="Comma list of cell, hidden, obs.")] = "cell,hidden,obs",
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per probe (subsample + solver).")] = 5,
-    max_samples: Annotated[int, typer.Option("--max-samples", min=100, help="Training squares per fit.")] = 10000,
+    max_samples: Annotated[int, typer.Option("--max-samples", min=100, help="Training squares per fit.")] = 100000,
+    solved_only: Annotated[bool, typer.Option("--solved-only", help="Only the steps of episodes the agent solved, "
+                                              "in both datasets (the official probes use all).")] = False,
     seed: SeedOpt = None,
 ):
     """Fit square-level logistic-regression probes; one sokoban.probe per (concept, source, layer, kernel, seed)
@@ -331,6 +333,7 @@ def probe(
         probe_key,
         save_probes,
         score,
+        solved_steps,
         source_grid,
     )
 
@@ -345,6 +348,8 @@ def probe(
             raise InputError(f"--source {s}: expected one of {', '.join(SOURCES)}")
     train_data, h1 = load_dataset(train_path)
     test_data, h2 = load_dataset(test_path)
+    if solved_only:
+        train_data, test_data = solved_steps(train_data, train_path), solved_steps(test_data, test_path)
     if h1 != h2:
         raise InputError(f"{test_path}: collected from another agent than {train_path} ({h2} != {h1})")
     depth = train_data["cell"].shape[1]
@@ -366,7 +371,7 @@ def probe(
                             if i == 0:
                                 saved[key] = (w, b)
                             writer.write(make_record("sokoban.probe", concept=c, source=s, layer=layer, kernel=k,
-                                                     seed=base + i, key=key, **res))
+                                                     seed=base + i, key=key, solved_only=solved_only, **res))
     save_probes(saved, output, h1, {"concepts": concepts, "sources": sources, "kernels": kernels})
 
 

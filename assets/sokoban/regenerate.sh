@@ -1,26 +1,35 @@
 #!/usr/bin/env bash
-# Rebuild every shipped sokoban asset and result file from scratch (single thread; 2 x MINUTES of training plus
-# about 25 minutes of evaluation on one core).
-# Usage: assets/sokoban/regenerate.sh [MINUTES] [TEST_LEVELS] [PROBE_EPISODES] [OUT]
-# Small settings make a quick pipeline check: assets/sokoban/regenerate.sh 0.2 40 60 /tmp/sokoban-check
+# Rebuild every shipped sokoban asset and result file from scratch (single thread; each agent trains MINUTES,
+# then MORE minutes continued with 256 envs, the DRC agent and the feed-forward baseline alike; then about
+# 25 minutes of evaluation on one core). The two trainings are independent: TRAIN_FF=0 leaves the baseline to
+# another slot.
+# Usage: assets/sokoban/regenerate.sh [MINUTES] [TEST_LEVELS] [PROBE_EPISODES] [OUT] [MORE]
+# Small settings make a quick pipeline check: assets/sokoban/regenerate.sh 0.2 40 60 /tmp/sokoban-check 0.2
 set -euo pipefail
 MINUTES=${1:-30}
 N_TEST=${2:-1000}
 EPISODES=${3:-3000}
 OUT=${4:-assets/sokoban}
+MORE=${5:-85}
 R="${PYTHON:-python} -m cli"
 mkdir -p "$OUT/levels" "$OUT/results"
 log() { echo "[regenerate $(date -u +%H:%M:%S)] $*" >&2; }
 timed() { local t0; t0=$(date +%s); "$@"; log "$(( $(date +%s) - t0 ))s: ${*:1:6}"; }
 
-if [ ! -f "$OUT/agent/model.safetensors" ]; then
-  timed $R --seed 0 sokoban train -o "$OUT/agent" --arch 2,2 --channels 16 --size 6 --boxes 1,2 --envs 64 \
-    --minutes "$MINUTES" > "$OUT/results/trained.jsonl"
-fi
+# stage 1: 64 envs from scratch (seed 0 levels); stage 2: continued with 256 envs on 10000 other train levels
+# (seed 2: seed 1 makes the probe-training levels below)
+train_agent() {  # DIR ARCH RECORD-NAME
+  if [ ! -f "$OUT/$1/model.safetensors" ]; then
+    timed $R --seed 0 sokoban train -o "$OUT/work/$1-stage1" --arch "$2" --channels 16 --size 6 --boxes 1,2 \
+      --envs 64 --minutes "$MINUTES" > "$OUT/results/$3.jsonl"
+    timed $R --seed 2 sokoban train -o "$OUT/$1" --init "$OUT/work/$1-stage1" --arch "$2" --channels 16 --size 6 \
+      --boxes 1,2 --envs 256 --levels 10000 --minutes "$MORE" > "$OUT/results/$3-continued.jsonl"
+  fi
+}
+train_agent agent 2,2 trained
 # the same-size feed-forward baseline, trained as long (TRAIN_FF=0: trained elsewhere, e.g. in a parallel slot)
-if [ "${TRAIN_FF:-1}" = 1 ] && [ ! -f "$OUT/ff_agent/model.safetensors" ]; then
-  timed $R --seed 0 sokoban train -o "$OUT/ff_agent" --arch ff --channels 16 --size 6 --boxes 1,2 --envs 64 \
-    --minutes "$MINUTES" > "$OUT/results/trained-ff.jsonl"
+if [ "${TRAIN_FF:-1}" = 1 ]; then
+  train_agent ff_agent ff trained-ff
 fi
 timed $R --seed 0 sokoban gen --size 6 --boxes 1,2 --n "$N_TEST" --max-moves 40 --split test -o "$OUT/levels/test.txt"
 timed $R --seed 0 sokoban gen --size 6 --boxes 1,2 --n "$N_TEST" --max-moves 40 --split val -o "$OUT/levels/val.txt"
@@ -39,6 +48,9 @@ timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$OUT/ag
 timed $R --seed 0 sokoban collect "$OUT/levels/test.txt" --agent "$OUT/agent" --episodes "$N_TEST" -o "$OUT/work/B.safetensors"
 timed $R --seed 0 sokoban probe --train "$OUT/work/A.safetensors" --test "$OUT/work/B.safetensors" --concept CA,CB \
   --kernel 1,3 --source cell,hidden,obs --seeds 5 -o "$OUT/probes.safetensors" > "$OUT/results/probes.jsonl"
+# diagnostic: the same 3x3 probes on the steps of solved episodes only (a stuck agent's capped tail carries no plan)
+timed $R --seed 0 sokoban probe --train "$OUT/work/A.safetensors" --test "$OUT/work/B.safetensors" --concept CA,CB \
+  --kernel 3 --source cell,obs --seeds 5 --solved-only -o "$OUT/work/P-solved.safetensors" > "$OUT/results/probes-solved.jsonl"
 timed $R sokoban ticks "$OUT/levels/test.txt" --agent "$OUT/agent" --probes "$OUT/probes.safetensors" --think 5 --bidir \
   > "$OUT/results/ticks.jsonl"
 

@@ -22,8 +22,9 @@ def test_sklearn_1x1_equals_conv1x1():
     weight = torch.from_numpy(w)[:, :, None, None]
     conv = torch.nn.functional.conv2d(torch.from_numpy(grid), weight, torch.from_numpy(b))
     from_conv = conv.argmax(1).numpy().reshape(-1)
-    assert np.array_equal(from_conv, clf.predict(features(grid, 1)))
-    assert np.array_equal(from_conv, predict(w, b, features(grid, 1)))
+    x = features(grid, 1)
+    assert np.array_equal(from_conv, clf.sklearn.predict((x - clf.mean) / clf.std))  # scaling folded exactly
+    assert np.array_equal(from_conv, predict(w, b, x))
 
 
 def test_planted_signal_and_shuffled_labels():
@@ -59,3 +60,19 @@ def test_collect_in_chunks_matches_one_batch_and_keeps_the_last_tick(gen_levels)
     steps = len(whole["episode"])
     assert whole["cell"].shape == (steps, 2, 4, 6, 6) and whole["hidden"].shape == whole["cell"].shape
     assert whole["obs"].shape[0] == steps == len(whole["CA"]) and sorted(set(whole["episode"])) == list(range(6))
+
+
+def test_solved_only_keeps_the_steps_of_solved_episodes():
+    import pytest
+
+    from toolkit.core.errors import InputError
+    from toolkit.sokoban.probes import solved_steps
+
+    episode = np.array([0, 0, 1, 1, 1, 2])
+    data = {"episode": episode, "solved": np.array([1, 0, 1], np.int8), "CA": np.arange(6)[:, None, None],
+            "obs": np.arange(6, dtype=np.float16)[:, None, None, None]}
+    kept = solved_steps(data, "d.safetensors")
+    assert kept["episode"].tolist() == [0, 0, 2] and kept["CA"].ravel().tolist() == [0, 1, 5]
+    assert kept["obs"].shape == (3, 1, 1, 1) and kept["solved"].tolist() == [1, 0, 1]
+    with pytest.raises(InputError, match="d.safetensors: no solved episode"):
+        solved_steps({**data, "solved": np.zeros(3, np.int8)}, "d.safetensors")

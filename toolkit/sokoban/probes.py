@@ -73,6 +73,17 @@ def load_dataset(path: str | Path) -> tuple[dict[str, np.ndarray], str]:
     return data, meta.get("config_hash", "")
 
 
+def solved_steps(data: dict[str, np.ndarray], path) -> dict[str, np.ndarray]:
+    """The steps of solved episodes only: a stuck agent's capped tail (most steps of an unsolved episode)
+    carries no plan to decode."""
+    if "episode" not in data or "solved" not in data:
+        raise InputError(f"{path}: dataset without episode outcomes")
+    keep = data["solved"].astype(bool)[data["episode"]]
+    if not keep.any():
+        raise InputError(f"{path}: no solved episode")
+    return {k: (v if k == "solved" else v[keep]) for k, v in data.items()}
+
+
 def features(grid: np.ndarray, kernel: int) -> np.ndarray:
     """(N, F, H, W) -> (N*H*W, F*k*k): each square's own vector or its zero-padded 3x3 neighbourhood."""
     if kernel not in (1, 3):
@@ -93,23 +104,40 @@ def source_grid(data: dict[str, np.ndarray], source: str, layer: int) -> np.ndar
 
 
 def fit_probe(x: np.ndarray, y: np.ndarray, seed: int, max_samples: int):
+    """Multinomial logistic regression on standardised features, returned with the scaling folded into raw-space
+    weights (so a probe applies to states as they are: a 1x1 probe is a 1x1 conv, its rows are intervention
+    directions). Unscaled, lbfgs stops far from the optimum on cell states of very different ranges."""
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(seed)
     idx = rng.permutation(len(y))[:max_samples]
-    present = np.unique(y[idx])
+    xs, ys = x[idx].astype(np.float64), y[idx]
+    present = np.unique(ys)
     if len(present) < 2:  # e.g. no box ever pushed: the probe can only answer the one class it saw
-        return _Constant(int(present[0]), x.shape[1])
-    clf = LogisticRegression(max_iter=300, C=1.0, random_state=seed)
-    clf.fit(x[idx], y[idx])
-    return clf
+        return _Linear(present, np.zeros((1, x.shape[1])), np.zeros(1))
+    mean, std = xs.mean(0), xs.std(0)
+    std[std < 1e-6] = 1.0  # a constant feature (e.g. a one-hot channel never set) carries nothing to rescale
+    clf = LogisticRegression(max_iter=1000, C=1.0, random_state=seed)
+    clf.fit((xs - mean) / std, ys)
+    coef, intercept = clf.coef_, clf.intercept_
+    if len(clf.classes_) == 2:  # sklearn keeps one row for two classes: class 0 scores 0, class 1 scores w.x + b
+        coef, intercept = np.vstack([np.zeros_like(coef), coef]), np.r_[0.0, intercept]
+    raw = coef / std
+    probe = _Linear(clf.classes_, raw, intercept - raw @ mean)
+    probe.sklearn, probe.mean, probe.std = clf, mean, std  # what was fitted, kept for checking the folding
+    return probe
 
 
-class _Constant:
-    def __init__(self, label: int, n_features: int):
-        self.classes_ = np.array([label])
-        self.coef_ = np.zeros((1, n_features), np.float32)
-        self.intercept_ = np.zeros(1, np.float32)
+class _Linear:
+    """A fitted probe in raw feature space: classes_, coef_ (K, F), intercept_ (K,)."""
+
+    def __init__(self, classes: np.ndarray, coef: np.ndarray, intercept: np.ndarray):
+        self.classes_ = np.asarray(classes)
+        self.coef_ = np.asarray(coef, np.float32)
+        self.intercept_ = np.asarray(intercept, np.float32)
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return self.classes_[(x @ self.coef_.T + self.intercept_).argmax(1)]
 
 
 def full_weights(clf) -> tuple[np.ndarray, np.ndarray]:
