@@ -42,6 +42,10 @@ timed $R --seed 0 sokoban play "$OUT/levels/test.txt" --agent random --no-episod
 if [ -f "$OUT/ff_agent/model.safetensors" ]; then
   timed $R sokoban play "$OUT/levels/test.txt" --agent "$OUT/ff_agent" --no-episodes > "$OUT/results/ff.jsonl"
 fi
+# the FF after stage 1: fewer transitions than the DRC's two stages (the comparison at a transition budget)
+if [ -f "$OUT/work/ff_agent-stage1/model.safetensors" ]; then
+  timed $R sokoban play "$OUT/levels/test.txt" --agent "$OUT/work/ff_agent-stage1" --no-episodes > "$OUT/results/ff-stage1.jsonl"
+fi
 
 # claim 2: probes (train episodes on probe-train levels, test episodes on the test levels)
 timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$OUT/agent" --episodes "$EPISODES" -o "$OUT/work/A.safetensors"

@@ -1,5 +1,6 @@
-"""The shipped agent and probes: the README's solve rate holds on fresh levels; plan GIFs from the shipped probes;
-the best (layer, alpha) of the shipped intervention sweep on the first 10 test-half cases against random vectors."""
+"""The shipped agents and probes: the README's solve rates (DRC and feed-forward baseline) hold on fresh levels;
+plan GIFs from the shipped probes; the best (layer, alpha) of the shipped intervention sweep on the first 10 test-half
+cases against random vectors."""
 
 from __future__ import annotations
 
@@ -17,15 +18,16 @@ def _records(name: str, kind: str) -> list[dict]:
     return [r for r in map(json.loads, lines) if r["type"] == kind]
 
 
-def test_shipped_agent_within_five_points_of_readme_on_fresh_levels():
+@pytest.mark.parametrize("agent, results", [("agent", "solve_rates.jsonl"), ("ff_agent", "ff.jsonl")])
+def test_shipped_agent_within_five_points_of_readme_on_fresh_levels(agent, results):
     from toolkit.sokoban.drc import load_agent
     from toolkit.sokoban.generate import generate
     from toolkit.sokoban.rollout import rollout
 
-    (k0,) = [r for r in _records("results/solve_rates.jsonl", "sokoban.solve_rate") if r["think"] == 0]
+    (k0,) = [r for r in _records(f"results/{results}", "sokoban.solve_rate") if r["think"] == 0]
     assert f"{100 * k0['rate']:.1f}%" in asset_path("sokoban/README.md").read_text()
     fresh = [lv for lv, _, _ in generate(100, (6, 6), [1, 2], 40, "test", 4242)]  # seed unused by the shipped files
-    rate = np.mean([e.solved for e in rollout(load_agent(asset_path("sokoban/agent")), fresh)])
+    rate = np.mean([e.solved for e in rollout(load_agent(asset_path(f"sokoban/{agent}")), fresh)])
     assert abs(rate - k0["rate"]) <= 0.05, (rate, k0["rate"])
 
 
