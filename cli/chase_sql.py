@@ -383,6 +383,10 @@ def world(
     questions_per_db: Annotated[int, typer.Option("--questions-per-db", min=3, help="Questions per database.")] = 10,
     only_misspelt: Annotated[bool, typer.Option("--only-misspelt", help="Keep only the questions that write a "
                                                                         "database value with a typo.")] = False,
+    names: Annotated[str, typer.Option("--names", help="split: the split's fixed table and column names; random: "
+                                                       "names invented per database (never another split's), so a "
+                                                       "model trained on them must copy names from the schema.")
+                     ] = "split",
     verify: Annotated[Path | None, typer.Option(
         "--verify", help="Instead of writing, check an existing BIRD-layout directory: every database is SQLite and "
                          "every gold query runs.")] = None,
@@ -406,7 +410,7 @@ def world(
         return
     if out is None:
         raise InputError("world: give --out DIR (or --verify DIR to check an existing world)")
-    report = write_world(out, seed_or_global(seed), dbs, split, questions_per_db, only_misspelt)
+    report = write_world(out, seed_or_global(seed), dbs, split, questions_per_db, only_misspelt, names)
     with open_writer(None) as writer:
         writer.write(make_record("sql.world", **dataclasses.asdict(report)))
 
@@ -424,6 +428,9 @@ def train_generator(
     schema: Annotated[str, typer.Option("--schema", help="How the model reads CREATE TABLE statements: full, or "
                                                          "compact (one line per table, about a third of the "
                                                          "tokens); the template is saved with the model.")] = "full",
+    copy_head: Annotated[bool, typer.Option("--copy-head", help="Give the model a copy head (pointer-generator): "
+                                                                "it can emit a token by pointing at its prompt, "
+                                                                "the way unseen names reach the SQL.")] = False,
     seed: SeedOpt = None,
 ):
     """Train the small SQL generator from scratch (a Llama config) on every pipeline stage of training worlds.
@@ -441,7 +448,8 @@ def train_generator(
     require("sql")
     require("ml", "torch", "transformers")
     summary = train(worlds, out, minutes=minutes, seed=seed_or_global(seed), vocab_size=vocab_size, lr=lr,
-                    batch_tokens=batch_tokens, copy_drills=copy_drills, schema=schema)
+                    batch_tokens=batch_tokens, copy_drills=copy_drills, schema=schema,
+                    copy_head=copy_head)
     with open_writer(None) as writer:
         writer.write(make_record("sql.generator_training", out=str(out), **{k: v for k, v in summary.items()
                                                                            if k != "log"}))

@@ -127,3 +127,25 @@ def test_train_generator_saves_its_schema_template_and_log(reason, small_world, 
     assert record["schema"] == 1 and log["schema_format"] == "compact" and log["texts"] == record["texts"]
     bad = reason("chase-sql", "train-generator", str(small_world), "-o", str(tmp_path / "x"), "--schema", "tiny")
     assert bad.returncode == 2 and "--schema tiny" in bad.stderr and not (tmp_path / "x").exists()
+
+
+def test_copy_head_generator_is_served_by_hf_and_its_trunk_trains_a_selector(reason, small_world, tmp_path):
+    import json
+
+    from tests.chase_sql.conftest import ROOT
+    from toolkit.chase_sql.learned.pairwise import ModelSelector
+    from toolkit.chase_sql.learned.train_pairwise import train_pairwise
+    from toolkit.core.llm import from_uri
+
+    out = tmp_path / "gen"
+    run = reason("chase-sql", "train-generator", str(small_world), "-o", str(out), "--minutes", "0.05",
+                 "--vocab-size", "300", "--batch-tokens", "1500", "--schema", "compact", "--copy-head")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["copy_head"] is True
+    assert json.loads((out / "config.json").read_text())["model_type"] == "copy_llama"
+    assert type(from_uri(f"hf:{out}").model).__name__ == "CopyLlamaForCausalLM"
+    lines = (ROOT / "assets" / "chase_sql" / "selector-test-pairs.jsonl").read_text().splitlines()[:12]
+    train_pairwise([json.loads(x) for x in lines], out, tmp_path / "sel", minutes=0.02, batch=4, max_length=128)
+    assert json.loads((tmp_path / "sel" / "config.json").read_text())["model_type"] == "llama"
+    probs = ModelSelector(tmp_path / "sel").prob_a([json.loads(lines[0])["text"]])
+    assert len(probs) == 1 and 0.0 <= probs[0] <= 1.0

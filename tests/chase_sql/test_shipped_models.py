@@ -12,8 +12,8 @@ from tests.chase_sql.conftest import ROOT
 ASSETS = ROOT / "assets" / "chase_sql"
 GENERATOR, SELECTOR, WORLD = ASSETS / "generator", ASSETS / "selector", ASSETS / "world-test"
 # assets/chase_sql/README.md, "Measured": greedy divide-and-conquer on the first 12 test questions
-README_GREEDY_DC_EX = 0.0
-README_GREEDY_DC_EXECUTES = 0.0
+README_GREEDY_DC_EX = 50.0
+README_GREEDY_DC_EXECUTES = 75.0
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def test_generator_greedy_ex_holds_the_readme_figure(world):
 
     got = greedy_ex(from_uri(f"hf:{GENERATOR}"), world, limit=12, fmt="dc")
     assert got["n"] == 12
-    assert got["ex"] >= README_GREEDY_DC_EX - 3.0, got
+    assert got["ex"] >= README_GREEDY_DC_EX - 3.0, got  # 12 questions: one question is 8.3 points
     # the README's figures stay true both ways: a better or a worse model must update them
     assert got["ex"] <= README_GREEDY_DC_EX + 3.0 and abs(got["executes"] - README_GREEDY_DC_EXECUTES) <= 10.0, got
     assert sum(sql.startswith("SELECT ") for sql in got["sql"]) >= 11  # it writes SQL, not free text
@@ -65,7 +65,8 @@ def test_cli_runs_the_shipped_models_and_eval_reads_the_records(world, tmp_path,
     assert len(records) == 1 and all(len(r["candidates"]) == 4 for r in records)
     assert all(r.get("backend") != "stand-in" for r in records)
     assert {c["generator"] for r in records for c in r["candidates"]} == {"dc", "qp"}
-    assert all(c["fixes"] for r in records for c in r["candidates"])  # every failed draft went to the fixer
+    for c in (c for r in records for c in r["candidates"]):  # a draft that failed or found nothing went to the fixer
+        assert c["fixes"] or (c["result"]["status"] == "ok" and c["result"]["n_rows"] > 0), c
     ev = reason("chase-sql", "eval", str(preds), "--data", str(world))
     assert ev.returncode == 0, ev.stderr
     summary = [json.loads(x) for x in ev.stdout.splitlines() if '"sql.eval_summary"' in x][0]

@@ -31,13 +31,16 @@ def db_files(root) -> list[Path]:
 
 def names(root) -> set[str]:
     """Every table and column name of every database under root (lower case)."""
+    return set().union(*map(db_names, db_files(root)))
+
+
+def db_names(path: Path) -> set[str]:
     out = set()
-    for path in db_files(root):
-        conn = sqlite3.connect(path)
-        for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'"):
-            out.add(table.lower())
-            out |= {r[1].lower() for r in conn.execute(f"PRAGMA table_info({table})")}
-        conn.close()
+    conn = sqlite3.connect(path)
+    for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'"):
+        out.add(table.lower())
+        out |= {r[1].lower() for r in conn.execute(f"PRAGMA table_info({table})")}
+    conn.close()
     return out
 
 
@@ -99,6 +102,29 @@ def test_train_validation_and_test_schema_vocabularies_are_disjoint(worlds):
     assert not split_vocabulary("train") & split_vocabulary("validation")
     # and the databases themselves differ by split
     assert not {it["db_id"] for it in items(worlds["train"])} & {it["db_id"] for it in items(worlds["test"])}
+
+
+def test_invented_names_are_new_per_database_never_another_splits_and_every_gold_query_runs(tmp_path):
+    from toolkit.chase_sql.executor import Executor
+    from toolkit.chase_sql.world.vocab import SQL_WORDS
+
+    root = write_world(tmp_path / "r", seed=5, dbs=6, split="train", per_db=6, names="random").out
+    again = write_world(tmp_path / "r2", seed=5, dbs=6, split="train", per_db=6, names="random").out
+    assert (Path(root) / "dev.json").read_bytes() == (Path(again) / "dev.json").read_bytes()
+    per_db = [db_names(path) for path in db_files(root)]
+    assert len(per_db) == 6 and all(per_db)
+    everything = set().union(*per_db)
+    assert not everything & (split_vocabulary("test") | split_vocabulary("validation") | SQL_WORDS)
+    # databases share few names: little can be learned by heart across them
+    shared = [len(a & set().union(*(b for b in per_db if b is not a))) / len(a) for a in per_db]
+    assert max(shared) < 0.3, shared
+    ex = Executor(timeout=5)
+    for it in items(root):
+        res = ex.run(Path(root) / "dev_databases" / it["db_id"] / f"{it['db_id']}.sqlite", it["SQL"])
+        assert res.error is None and res.rows, (it["question_id"], res.error)
+    ex.close()
+    with pytest.raises(InputError, match="--names"):
+        write_world(tmp_path / "bad", seed=5, dbs=1, split="train", names="english")
 
 
 def test_bird_fields_difficulty_levels_and_schemas(worlds):

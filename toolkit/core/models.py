@@ -112,6 +112,9 @@ def load_causal_lm(path: str | Path, *, device: str = "auto", dtype: str | None 
     from safetensors import SafetensorError
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from toolkit.core.copy_lm import register
+
+    register()  # model directories of the copy-head LM (copy_llama) load like any other
     p = check_model_dir(path)
     dev = pick_device(device)
     quant = quantization_config(load_in_4bit, load_in_8bit)

@@ -67,11 +67,21 @@ def answer_loss(model, seqs: list[tuple[list[int], int]], pad_id: int, lm_weight
         ids[b, : len(row)] = torch.tensor(row)
         answer[b, start - 1: len(row) - 1] = True  # positions that predict the answer tokens
         prompt[b, : start - 1] = True
-    hidden = model.model(input_ids=ids, attention_mask=(ids != pad_id).long()).last_hidden_state
+    mask = (ids != pad_id).long()
     gold = torch.roll(ids, -1, dims=1)
-    loss = torch.nn.functional.cross_entropy(model.lm_head(hidden[answer]), gold[answer])
+    if hasattr(model, "log_probs"):  # the copy-head LM: its output mixes the vocabulary and pointing
+        logp = model.log_probs(ids, mask)
+
+        def nll(where):
+            return torch.nn.functional.nll_loss(logp[where], gold[where])
+    else:
+        hidden = model.model(input_ids=ids, attention_mask=mask).last_hidden_state
+
+        def nll(where):
+            return torch.nn.functional.cross_entropy(model.lm_head(hidden[where]), gold[where])
+    loss = nll(answer)
     if lm_weight:
-        loss = loss + lm_weight * torch.nn.functional.cross_entropy(model.lm_head(hidden[prompt]), gold[prompt])
+        loss = loss + lm_weight * nll(prompt)
     return loss
 
 
@@ -104,10 +114,11 @@ def take_step(model, opt, loss, step: int, epoch: int, t0: float, log: list[dict
 
 def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int = 0, vocab_size: int = 2000,
                     lr: float = 2e-3, batch_tokens: int = 4000, copy_drills: bool = False,
-                    schema: str = "full") -> dict:
+                    schema: str = "full", copy_head: bool = False) -> dict:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
+    from toolkit.core.copy_lm import CopyLlamaConfig, CopyLlamaForCausalLM
     from toolkit.core.models import seed_everything
 
     seed_everything(seed)
@@ -121,12 +132,13 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     keep = [i for i, n in enumerate(lengths) if n <= MAX_TRAIN_TOKENS or not copy_drills]
     texts, prompts, lengths = [texts[i] for i in keep], [prompts[i] for i in keep], [lengths[i] for i in keep]
     letter_ids = [i for t, i in tok.get_vocab().items() if t.isalpha()]
-    config = LlamaConfig(vocab_size=len(tok), max_position_embeddings=MAX_POSITIONS, tie_word_embeddings=True,
+    config_class = CopyLlamaConfig if copy_head else LlamaConfig
+    config = config_class(vocab_size=len(tok), max_position_embeddings=MAX_POSITIONS, tie_word_embeddings=True,
                          num_key_value_heads=MODEL_SHAPE["num_attention_heads"], rope_theta=10000.0,
                          pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
                          eos_token_id=tok.eos_token_id, **MODEL_SHAPE)
     config._attn_implementation = "sdpa"
-    model = LlamaForCausalLM(config)
+    model = (CopyLlamaForCausalLM if copy_head else LlamaForCausalLM)(config)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     budget, step, epoch, log = minutes * 60.0, 0, 0, []  # epoch: passes over the texts begun
     t0 = time.time()
@@ -153,7 +165,8 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     tok.save_pretrained(out)
     summary = {"worlds": [str(w) for w in worlds], "texts": len(texts), "minutes": minutes, "steps": step,
                "epochs_started": epoch, "texts_used": len(texts), "copy_drills": copy_drills,
-               "schema_format": schema, "seed": seed, "lr": lr, "batch_tokens": batch_tokens, "lm_weight": LM_WEIGHT,
+               "copy_head": copy_head, "schema_format": schema, "seed": seed, "lr": lr,
+               "batch_tokens": batch_tokens, "lm_weight": LM_WEIGHT,
                "vocab_size": len(tok), "params": sum(p.numel() for p in model.parameters()),
                "train_seconds": round(time.time() - t0, 1), "log": log}
     (out / "training_log.json").write_text(json.dumps(summary, indent=1))

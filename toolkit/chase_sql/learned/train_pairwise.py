@@ -46,7 +46,7 @@ def accuracy_and_swap(model, tok, pairs: list[dict], max_length: int, batch: int
 def train_pairwise(pairs: list[dict], generator_dir: str | Path, out: str | Path, *, minutes: float,
                    lr: float = 3e-4, batch: int = 16, max_length: int = 384, seed: int = 0) -> dict[str, Any]:
     import torch
-    from transformers import AutoTokenizer, LlamaForSequenceClassification
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForSequenceClassification
 
     from toolkit.core.models import check_model_dir, quiet_library_logs, seed_everything
 
@@ -56,8 +56,10 @@ def train_pairwise(pairs: list[dict], generator_dir: str | Path, out: str | Path
     quiet_library_logs()
     base = check_model_dir(generator_dir)
     tok = AutoTokenizer.from_pretrained(str(base), local_files_only=True)
-    model = LlamaForSequenceClassification.from_pretrained(str(base), num_labels=2, local_files_only=True,
-                                                           pad_token_id=tok.pad_token_id)
+    # read as a plain Llama config: a copy-head generator's trunk is a Llama, and the selector must load as one
+    config = LlamaConfig.from_pretrained(str(base), num_labels=2, pad_token_id=tok.pad_token_id,
+                                         local_files_only=True)
+    model = LlamaForSequenceClassification.from_pretrained(str(base), config=config, local_files_only=True)
     train, held = split_by_question(pairs, 0.1, seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     rng = random.Random(seed)

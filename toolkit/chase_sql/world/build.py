@@ -24,6 +24,7 @@ from toolkit.core.errors import InputError, RuntimeFailure
 LEVELS = ("simple", "moderate", "challenging", "simple", "moderate", "simple", "moderate", "simple",
           "challenging", "moderate")
 MAX_DRAWS = 200
+NAME_SOURCES = ("split", "random")  # the split's fixed table/column vocabulary, or names invented per database
 
 
 @dataclass
@@ -36,6 +37,7 @@ class WorldReport:
     misspelt: int
     redrawn: int
     seconds: float
+    names: str = "split"
 
 
 def gold_problem(conn: sqlite3.Connection, d: Draft) -> str | None:
@@ -77,17 +79,19 @@ def _questions(db: WorldDB, path: Path, n: int, rng: random.Random) -> tuple[lis
 
 
 def write_world(out: str | Path, seed: int, dbs: int, split: str = "train", per_db: int = 10,
-                only_misspelt: bool = False) -> WorldReport:
+                only_misspelt: bool = False, names: str = "split") -> WorldReport:
     if split not in SPLITS:
         raise InputError(f"--split {split}: expected one of {', '.join(SPLITS)}")
+    if names not in NAME_SOURCES:
+        raise InputError(f"--names {names}: expected one of {', '.join(NAME_SOURCES)}")
     if dbs < 1 or per_db < 3:
         raise InputError("--dbs must be at least 1 and --questions-per-db at least 3 (one per difficulty)")
     start = time.perf_counter()
     out = Path(out)
     items, redrawn = [], 0
     for i in range(dbs):
-        rng = random.Random(f"chase-world:{seed}:{split}:{i}")
-        db = draw_schema(f"{split}_{i:03d}_{{}}", split, rng)
+        rng = random.Random(f"chase-world:{seed}:{split}:{i}" + ("" if names == "split" else f":{names}"))
+        db = draw_schema(f"{split}_{i:03d}_{{}}", split, rng, names)
         db.db_id = db.db_id.format(db.tables[0].name)
         fill_rows(db, rng)
         db_dir = out / "dev_databases" / db.db_id
@@ -108,7 +112,7 @@ def write_world(out: str | Path, seed: int, dbs: int, split: str = "train", per_
     (out / "dev.json").write_text(json.dumps(items, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     levels = {lv: sum(it["difficulty"] == lv for it in items) for lv in ("simple", "moderate", "challenging")}
     return WorldReport(str(out), split, dbs, len(items), levels, sum("misspelling" in it for it in items), redrawn,
-                       round(time.perf_counter() - start, 3))
+                       round(time.perf_counter() - start, 3), names)
 
 
 def verify_world(root: str | Path, split: str = "dev", timeout: float = 30.0) -> dict:

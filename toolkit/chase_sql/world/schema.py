@@ -14,7 +14,7 @@ from pathlib import Path
 
 from toolkit.chase_sql.demo import write_description_csvs
 from toolkit.chase_sql.world import values as V
-from toolkit.chase_sql.world.vocab import ATTRIBUTES, ENTITIES, Attribute, Entity
+from toolkit.chase_sql.world.vocab import ATTRIBUTES, ENTITIES, Attribute, Entity, InventedNames
 
 TEXT_KINDS = ("city", "country", "status", "color", "tier", "person")
 NUMBER_KINDS = ("year", "count", "rating", "price", "weight", "amount")
@@ -79,8 +79,12 @@ def _attributes(rng: random.Random) -> list[Attribute]:
     return [by_kind[k] for k in kinds]
 
 
-def draw_schema(db_id: str, split: str, rng: random.Random) -> WorldDB:
-    entities = rng.sample(list(ENTITIES[split]), rng.randint(3, 6))
+def draw_schema(db_id: str, split: str, rng: random.Random, names: str = "split") -> WorldDB:
+    """`names`: "split" takes the split's fixed vocabulary; "random" invents this database's own names."""
+    invented = InventedNames(rng, split) if names == "random" else None
+    n_tables = rng.randint(3, 6)
+    entities = ([invented.entity() for _ in range(n_tables)] if invented
+                else rng.sample(list(ENTITIES[split]), n_tables))
     tables = []
     for i, ent in enumerate(entities):
         cols = [WColumn(f"{ent.stem}_id", "INTEGER", "pk"), WColumn(f"{ent.stem}_name", "TEXT", "label")]
@@ -88,7 +92,8 @@ def draw_schema(db_id: str, split: str, rng: random.Random) -> WorldDB:
         if i >= 2 and rng.random() < 0.3:
             parents += rng.sample([t for t in tables if t not in parents], 1)
         cols += [WColumn(p.pk.name, "INTEGER", "fk", ref=p.name) for p in parents]
-        cols += [WColumn(rng.choice(a.words[split]), a.sql_type, a.kind) for a in _attributes(rng)]
+        cols += [WColumn(invented.column() if invented else rng.choice(a.words[split]), a.sql_type, a.kind)
+                 for a in _attributes(rng)]
         tables.append(WTable(ent, cols))
     return WorldDB(db_id, tables)
 
