@@ -132,13 +132,14 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     keep = [i for i, n in enumerate(lengths) if n <= MAX_TRAIN_TOKENS or not copy_drills]
     texts, prompts, lengths = [texts[i] for i in keep], [prompts[i] for i in keep], [lengths[i] for i in keep]
     letter_ids = [i for t, i in tok.get_vocab().items() if t.isalpha()]
-    config_class = CopyLlamaConfig if copy_head else LlamaConfig
+    config_class, model_class = ((CopyLlamaConfig, CopyLlamaForCausalLM) if copy_head
+                                 else (LlamaConfig, LlamaForCausalLM))
     config = config_class(vocab_size=len(tok), max_position_embeddings=MAX_POSITIONS, tie_word_embeddings=True,
                          num_key_value_heads=MODEL_SHAPE["num_attention_heads"], rope_theta=10000.0,
                          pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
                          eos_token_id=tok.eos_token_id, **MODEL_SHAPE)
     config._attn_implementation = "sdpa"
-    model = (CopyLlamaForCausalLM if copy_head else LlamaForCausalLM)(config)
+    model = model_class(config)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     budget, step, epoch, log = minutes * 60.0, 0, 0, []  # epoch: passes over the texts begun
     t0 = time.time()
