@@ -153,7 +153,7 @@ def _run_job(job: dict) -> tuple[dict, list[dict]]:
     from toolkit.chase_sql.selectors import make_selector
     from toolkit.core.llm import CollectingBackend, from_uri
 
-    backend = from_uri(job["llm"])
+    backend = from_uri(job["llm"], seed=job["llm_seed"])
     if job["record"]:
         backend = CollectingBackend(inner=backend)
     res = Resources(job["config"], embed=_embedder(job["embed"]))
@@ -216,8 +216,8 @@ def run(
         if workers > 1 or ray:
             make_llm(llm)  # a bad URI or missing replay file fails here, with one line, before any worker starts
             uri = llm or os.environ.get("REASON_LLM")
-            jobs = [{"llm": uri, "config": cfg, "selector": selector, "embed": embed, "example": e,
-                     "record": record is not None,
+            jobs = [{"llm": uri, "llm_seed": base_seed, "config": cfg, "selector": selector, "embed": embed,
+                     "example": e, "record": record is not None,
                      "seed": base_seed + int(e.qid) if e.qid.isdigit() else base_seed} for e in todo]
             # Workers keep their exchanges; only this process appends them to --record, in question order.
             with RecordWriter(record, append=True) if record else contextlib.nullcontext() as recorder:
@@ -227,7 +227,7 @@ def run(
                     if recorder is not None:
                         recorder.write_all(exchanges)
         else:
-            backend = make_llm(llm, record)
+            backend = make_llm(llm, record, seed=base_seed)  # seeds local sampling (hf:), sent to servers
             res = Resources(cfg, embed=_embedder(embed))
             sel = make_selector(selector, backend)
             from toolkit.core.console import track
@@ -325,6 +325,9 @@ def train_selector(
     max_pairs: Annotated[int | None, typer.Option("--max-pairs", help="Use at most N pairs.")] = None,
     per_question: Annotated[int, typer.Option("--per-question", min=2, help="Pairs per question at most "
                                                                              "(both orders count).")] = 8,
+    pair_unit: Annotated[str, typer.Option("--pair-unit", help="cluster: one pair per (right, wrong) result cluster, "
+                                           "their first candidates; sql: any right vs wrong candidate of distinct "
+                                           "SQL (more pairs from the same pools).")] = "cluster",
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda[:N].")] = "auto",
     seed: SeedOpt = None,
 ):
@@ -341,7 +344,7 @@ def train_selector(
     require("ml", "torch", "transformers", *(() if classifier else ("peft",)))
     ds = load_dataset(data, split)
     pairs = build_pairs(load_records(predictions, types=["sql.prediction"]), ds, seed=seed_or_global(seed),
-                        max_per_question=per_question)
+                        max_per_question=per_question, unit=pair_unit)
     if max_pairs is not None:
         pairs = pairs[:max_pairs]
     if classifier:
@@ -498,6 +501,9 @@ def pairs(
     data: Annotated[Path, typer.Option("--data", help="Dataset directory with the gold SQL.")],
     split: Annotated[str, typer.Option("--split", help="Split name.")] = "dev",
     per_question: Annotated[int, typer.Option("--per-question", min=2, help="Pairs per question at most.")] = 8,
+    pair_unit: Annotated[str, typer.Option("--pair-unit", help="cluster: one pair per (right, wrong) result cluster, "
+                                           "their first candidates; sql: any right vs wrong candidate of distinct "
+                                           "SQL (more pairs from the same pools).")] = "cluster",
     out: OutOpt = None,
     seed: SeedOpt = None,
 ):
@@ -512,7 +518,7 @@ def pairs(
 
     require("sql")
     found = build_pairs(load_records(predictions, types=["sql.prediction"]), load_dataset(data, split),
-                        seed=seed_or_global(seed), max_per_question=per_question)
+                        seed=seed_or_global(seed), max_per_question=per_question, unit=pair_unit)
     with open_writer(out) as writer:
         for p in found:
             writer.write(make_record("sql.pair", qid=p["qid"], label=p["label"], text=p["text"]))

@@ -14,37 +14,34 @@ $REASON --quiet chase-sql run --data assets/chase_sql/demo --split dev \
   --seed 0 --out assets/chase_sql/predictions-dev.jsonl
 rm -rf "$cache"
 
-# --- Models trained here (`bash assets/chase_sql/regenerate.sh models`; about 70 minutes on 2 busy cores, one
-# thread; the shipped generator was trained with two threads and no other job). Training and selector-pool worlds
-# use the train split (invented or fixed train names); the shipped test world and the selector's test world use the
-# test split's names (none in common with training) and their own seeds.
+# --- Models trained here (`bash assets/chase_sql/regenerate.sh models`; about 90 minutes on 2 cores;
+# the shipped generator was trained with two threads and no other job). Training and selector-pool worlds
+# use the train split (invented train names); the shipped test world uses the
+# test split's names (none in common with training) and its own seed.
 if [ "${1:-}" = "models" ]; then
   export OMP_NUM_THREADS=1
   W=${WORLDS:-$(mktemp -d)}
   # the generator's training world: names invented per database (English words or syllable strings, never a test
   # or validation name), so the model has to copy names from its prompt instead of learning them by heart
   $REASON chase-sql world --seed 31 --dbs 250 --split train --names random --questions-per-db 10 --out "$W/train"
-  $REASON chase-sql world --seed 13 --dbs 150 --split train --questions-per-db 10 --out "$W/train-pools"
   rm -rf assets/chase_sql/world-test
   $REASON chase-sql world --seed 101 --dbs 10 --split test --questions-per-db 10 --out assets/chase_sql/world-test
-  $REASON chase-sql world --seed 103 --dbs 60 --split test --questions-per-db 10 --out "$W/test-sel"
   rm -rf assets/chase_sql/generator assets/chase_sql/selector
   $REASON --seed 0 chase-sql train-generator "$W/train" --out assets/chase_sql/generator --minutes 25 --seed 0 \
     --schema compact --copy-head
-  # The selector's trunk: the earlier plain generator (no copy head, full schemas, the train split's fixed names),
-  # which the shipped selector was fine-tuned from.
-  $REASON chase-sql world --seed 11 --dbs 80 --split train --questions-per-db 10 --out "$W/train-fixed"
-  $REASON --seed 0 chase-sql train-generator "$W/train-fixed" --out "$W/selector-base" --minutes 27 --seed 0
-  # Selector pools: the prompt-only stand-in's candidates.
-  STANDIN=py:toolkit.chase_sql.standin:complete
-  $REASON --quiet chase-sql run --data "$W/train-pools" --llm $STANDIN --selector self-consistency \
-    --per-generator 7 --seed 0 --cache-dir "$W/idx" -o "$W/pools.jsonl"
-  $REASON chase-sql train-selector "$W/pools.jsonl" --data "$W/train-pools" --split dev \
-    --model "$W/selector-base" --classifier --minutes 5 --per-question 16 --batch-size 16 --seed 0 \
-    --out assets/chase_sql/selector
+  # Selector pools: the shipped generator's own candidates (63 a question, no fixer) on a fresh train-split world.
+  GEN="hf:assets/chase_sql/generator?batch_size=21"
+  $REASON chase-sql world --seed 61 --dbs 34 --split train --names random --questions-per-db 3 --out "$W/sel-train"
+  $REASON --quiet chase-sql run --data "$W/sel-train" --limit 100 --llm "$GEN" --selector self-consistency \
+    --per-generator 21 --fix-attempts 0 --seed 0 --cache-dir "$W/idx" -o "$W/sel-train.jsonl"
+  $REASON chase-sql train-selector "$W/sel-train.jsonl" --data "$W/sel-train" --split dev \
+    --model assets/chase_sql/generator --classifier --minutes 10 --per-question 32 --pair-unit sql --batch-size 16 \
+    --seed 0 --out assets/chase_sql/selector
   rm -f assets/chase_sql/selector/chat_template.jinja
-  $REASON --quiet chase-sql run --data "$W/test-sel" --llm $STANDIN --selector self-consistency --per-generator 7 \
-    --seed 0 --cache-dir "$W/idx" -o "$W/test-sel.jsonl"
-  $REASON chase-sql pairs "$W/test-sel.jsonl" --data "$W/test-sel" --per-question 16 \
+  # The generator's pools on the shipped test world (defaults: fixer on), the source of the test pairs and of the
+  # README's pool figures (`breakdown --pool ...`).
+  $REASON --quiet chase-sql run --data assets/chase_sql/world-test --llm "$GEN" --selector self-consistency \
+    --per-generator 21 --seed 0 --cache-dir "$W/idx" -o "$W/test21.jsonl"
+  $REASON chase-sql pairs "$W/test21.jsonl" --data assets/chase_sql/world-test --per-question 16 \
     -o assets/chase_sql/selector-test-pairs.jsonl
 fi

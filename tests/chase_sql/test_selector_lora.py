@@ -54,3 +54,10 @@ def test_pairs_from_pools_clustered_by_result(demo_dir):
     first = pairs[0]["messages"][-1]["content"]
     assert "Candidate A:\n```sql\n" + good in first and "Result B: columns (COUNT(*)): 10" in first
     assert "CREATE TABLE members" in first and "CREATE TABLE books" not in first
+    second = pairs[1]["messages"][-1]["content"]  # the swapped order shows the same schema
+    assert "CREATE TABLE members" in second and "Candidate B:\n```sql\n" + good in second
+    by_sql = build_pairs([pool, allright], ds, unit="sql")  # both right SQL texts against the wrong one
+    assert [p["label"] for p in by_sql] == ["A", "B", "A", "B"]
+    shown = [p["messages"][-1]["content"] for p in by_sql]
+    assert sum(good + " AND 1 = 1" in m for m in shown) == 2
+    assert all("SELECT COUNT(*) FROM members\n" in m for m in shown)

@@ -43,17 +43,23 @@ def test_padding_is_never_pointed_at():
     assert p[0, 2:, 0].max() < 1e-3  # the pad id is not in the attended context
 
 
-def test_saved_model_loads_through_the_hf_backend_and_generates_like_stepwise_greedy(tmp_path, tiny_llama):
+def _saved(tmp_path, tiny_llama):
+    """A copy model with the tiny Llama's tokenizer, saved as a model directory."""
     from transformers import AutoTokenizer
-
-    from toolkit.core.llm import from_uri
 
     tok = AutoTokenizer.from_pretrained(tiny_llama)
     model = _model(vocab=len(tok))
     model.config.pad_token_id = tok.pad_token_id
     model.save_pretrained(tmp_path / "copy")
     tok.save_pretrained(tmp_path / "copy")
-    llm = from_uri(f"hf:{tmp_path / 'copy'}")
+    return tmp_path / "copy", tok
+
+
+def test_saved_model_loads_through_the_hf_backend_and_generates_like_stepwise_greedy(tmp_path, tiny_llama):
+    from toolkit.core.llm import from_uri
+
+    path, tok = _saved(tmp_path, tiny_llama)
+    llm = from_uri(f"hf:{path}")
     assert type(llm.model).__name__ == "CopyLlamaForCausalLM"
     prompts = [[{"role": "user", "content": "the red cube is on"}], [{"role": "user", "content": "pick"}]]
     batched = [c.text for c in llm.complete_many(prompts, max_tokens=5)]  # one left-padded batch
@@ -68,3 +74,45 @@ def test_saved_model_loads_through_the_hf_backend_and_generates_like_stepwise_gr
     if tok.eos_token_id in new:
         new = new[: new.index(tok.eos_token_id)]
     assert single[0] == tok.decode(new, skip_special_tokens=True)
+
+
+def test_cached_decode_matches_the_full_recompute_and_rows_sample_independently_of_their_batch():
+    model = _model()
+    ids = torch.tensor([[0, 0, 5, 9, 17], [3, 9, 11, 4, 30]])
+    mask = torch.tensor([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
+    with torch.no_grad():
+        tokens, logp = model.decode(ids, mask, 6)
+        for row in range(2):  # greedy with the cache == argmax of the cache-less log-probs, step by step
+            seq = ids[row: row + 1, int((mask[row] == 0).sum()):]
+            for step in range(6):
+                full = model.log_probs(seq)[:, -1]
+                assert int(full.argmax(-1)) == int(tokens[row, step])
+                assert abs(float(full[0, tokens[row, step]]) - float(logp[row, step])) < 1e-4
+                seq = torch.cat([seq, tokens[row: row + 1, step: step + 1]], dim=1)
+        both, _ = model.decode(ids, mask, 6, temperature=1.0, seeds=[11, 12])
+        alone, _ = model.decode(ids[1:], mask[1:], 6, temperature=1.0, seeds=[12])
+        again, _ = model.decode(ids, mask, 6, temperature=1.0, seeds=[11, 12])
+        other, _ = model.decode(ids, mask, 6, temperature=1.0, seeds=[13, 14])
+    assert torch.equal(both[1], alone[0]) and torch.equal(both, again)
+    assert not torch.equal(both, other)
+    with torch.no_grad():  # row 0 ends at its third token and leaves the batch; row 1 goes on unchanged
+        eos = int(tokens[0, 2])
+        assert eos not in tokens[1, :4].tolist()
+        ended, _ = model.decode(ids, mask, 6, eos_token_id=eos)
+    assert ended[0, :3].tolist() == tokens[0, :3].tolist() and set(ended[0, 3:].tolist()) <= {eos}
+    stop = next((i for i, t in enumerate(tokens[1].tolist()) if t == eos), 6)
+    assert ended[1, :stop].tolist() == tokens[1, :stop].tolist()
+
+
+def test_hf_backend_samples_a_copy_model_in_batches_as_it_does_one_by_one(tmp_path, tiny_llama):
+    from toolkit.core.llm import from_uri
+
+    path, _ = _saved(tmp_path, tiny_llama)
+    prompts = [[{"role": "user", "content": "the red cube is on"}], [{"role": "user", "content": "pick"}],
+               [{"role": "user", "content": "place the blue one"}]]
+    batched = from_uri(f"hf:{path}?batch_size=2", seed=5)
+    single = from_uri(f"hf:{path}", seed=5)
+    many = [c.text for c in batched.complete_many(prompts, temperature=1.0, max_tokens=8)]
+    one = [single.complete(m, temperature=1.0, max_tokens=8).text for m in prompts]
+    assert many == one and len(set(many)) > 1
+    assert batched.usage.calls == 3

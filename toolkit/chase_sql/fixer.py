@@ -8,6 +8,7 @@ from toolkit.chase_sql.context import QuestionContext
 from toolkit.chase_sql.executor import ExecResult, Executor
 from toolkit.chase_sql.parsing import extract_sql
 from toolkit.chase_sql.prompts import fix_prompt
+from toolkit.core.llm import complete_all
 
 
 def needs_fix(result: ExecResult) -> bool:
@@ -31,18 +32,38 @@ class Fixed:
 
 def fix_query(llm, executor: Executor, db_path, ctx: QuestionContext, sql: str, result: ExecResult, *,
               max_attempts: int = 3, max_tokens: int = 1024) -> Fixed:
+    return fix_queries(llm, executor, db_path, ctx, [(sql, result)], max_attempts=max_attempts,
+                       max_tokens=max_tokens)[0]
+
+
+def fix_queries(llm, executor: Executor, db_path, ctx: QuestionContext, items: list[tuple[str, ExecResult]], *,
+                max_attempts: int = 3, max_tokens: int = 1024) -> list[Fixed]:
+    """Fix every (sql, result) of one question. Each attempt is one batch over the candidates still failing;
+    identical failing queries share one request (the fixer decodes greedily, so they would get one answer)."""
     schema = (ctx.filtered or ctx.schema).render()
     values = ctx.values_text()
-    attempts = []
+    fixed = [Fixed(sql, result) for sql, result in items]
+    active = [i for i, f in enumerate(fixed) if needs_fix(f.result)]
     for _ in range(max_attempts):
-        if not needs_fix(result):
+        if not active:
             break
-        note = feedback(result)
-        text = llm.complete(fix_prompt(schema, ctx.question, ctx.evidence, values, sql, note), n=1,
-                            temperature=0.0, max_tokens=max_tokens).text
-        new_sql = extract_sql(text)
-        attempts.append({"sql": sql, "feedback": note, "fixed": new_sql})
-        if not new_sql or new_sql == sql:
-            break
-        sql, result = new_sql, executor.run(db_path, new_sql)
-    return Fixed(sql, result, attempts)
+        notes = {i: feedback(fixed[i].result) for i in active}
+        keys = list(dict.fromkeys((fixed[i].sql, notes[i]) for i in active))
+        texts = complete_all(llm, [fix_prompt(schema, ctx.question, ctx.evidence, values, sql, note)
+                                   for sql, note in keys], temperature=0.0, max_tokens=max_tokens)
+        answers = {key: extract_sql(c.text) for key, c in zip(keys, texts, strict=True)}
+        runs: dict[str, ExecResult] = {}
+        still = []
+        for i in active:
+            f = fixed[i]
+            new_sql = answers[(f.sql, notes[i])]
+            f.attempts.append({"sql": f.sql, "feedback": notes[i], "fixed": new_sql})
+            if not new_sql or new_sql == f.sql:
+                continue
+            if new_sql not in runs:
+                runs[new_sql] = executor.run(db_path, new_sql)
+            f.sql, f.result = new_sql, runs[new_sql]
+            if needs_fix(f.result):
+                still.append(i)
+        active = still
+    return fixed

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from toolkit.chase_sql.context import QuestionContext
 from toolkit.chase_sql.parsing import extract_sql, parse_examples
 from toolkit.chase_sql.prompts import SQL_FEATURES, dc_prompt, os_prompt, qp_prompt, synth_prompt
+from toolkit.core.llm import complete_all
 
 GENERATORS = ("dc", "qp", "os")
 
@@ -52,12 +53,13 @@ def synthetic_examples(llm, ctx: QuestionContext, k: int) -> list[dict]:
 
 
 def generate(llm, ctx: QuestionContext, config: GenConfig, seed: int) -> list[Draft]:
-    drafts: list[Draft] = []
+    """Every candidate of one question, in one batch (a batching backend samples them together)."""
     filtered = ctx.filtered or ctx.schema
     values = ctx.values_text()
     examples: list[dict] = []
     if "os" in config.generators:
         examples = synthetic_examples(llm, ctx, config.synthetic_examples)
+    slots, requests = [], []
     for gen in config.generators:
         for k in range(config.per_generator):
             rng = random.Random(f"{seed}:{gen}:{k}")
@@ -71,6 +73,7 @@ def generate(llm, ctx: QuestionContext, config: GenConfig, seed: int) -> list[Dr
                 msgs = os_prompt(filtered.render(rng), ctx.question, ctx.evidence, values, shots)
             else:
                 raise ValueError(f"unknown generator {gen!r}; expected one of {', '.join(GENERATORS)}")
-            text = llm.complete(msgs, n=1, temperature=config.temperature, max_tokens=config.max_tokens).text
-            drafts.append(Draft(gen, k, extract_sql(text), text))
-    return drafts
+            slots.append((gen, k))
+            requests.append(msgs)
+    completions = complete_all(llm, requests, temperature=config.temperature, max_tokens=config.max_tokens)
+    return [Draft(gen, k, extract_sql(c.text), c.text) for (gen, k), c in zip(slots, completions, strict=True)]

@@ -8,7 +8,7 @@ from typing import Any
 
 from toolkit.chase_sql.context import build_context
 from toolkit.chase_sql.executor import Executor
-from toolkit.chase_sql.fixer import fix_query
+from toolkit.chase_sql.fixer import fix_queries
 from toolkit.chase_sql.generators import GenConfig, generate
 from toolkit.chase_sql.schema import Schema, load_schema
 from toolkit.chase_sql.selection import clusters, self_consistency, tournament
@@ -85,15 +85,14 @@ def answer(llm, selector, res: Resources, *, db_path: Path, question: str, evide
     schema = res.schema(db_path)
     ctx = build_context(llm, res.index(db_path), schema, question, evidence, embed=res.embed)
     drafts = generate(llm, ctx, cfg.gen, seed)
+    first = [res.executor.run(db_path, d.sql) for d in drafts]
+    fixes = fix_queries(llm, res.executor, db_path, ctx, [(d.sql, r) for d, r in zip(drafts, first, strict=True)],
+                        max_attempts=cfg.fix_attempts)
     candidates, results = [], []
-    for d in drafts:
-        result = res.executor.run(db_path, d.sql)
-        fixed = fix_query(llm, res.executor, db_path, ctx, d.sql, result, max_attempts=cfg.fix_attempts) \
-            if cfg.fix_attempts else None
-        sql, result = (fixed.sql, fixed.result) if fixed else (d.sql, result)
-        results.append(result)
-        candidates.append({"generator": d.generator, "sample": d.sample, "draft": d.sql, "sql": sql,
-                           "fixes": fixed.attempts if fixed else [], "result": result.to_json(max_rows=3)})
+    for d, fixed in zip(drafts, fixes, strict=True):
+        results.append(fixed.result)
+        candidates.append({"generator": d.generator, "sample": d.sample, "draft": d.sql, "sql": fixed.sql,
+                           "fixes": fixed.attempts, "result": fixed.result.to_json(max_rows=3)})
     cluster_ids = clusters(results)
     sc = self_consistency(cluster_ids)
 

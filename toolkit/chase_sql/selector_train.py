@@ -24,9 +24,16 @@ from toolkit.chase_sql.schema import Schema, load_schema
 from toolkit.chase_sql.selection import clusters, result_text
 from toolkit.core.errors import InputError
 
+PAIR_UNITS = ("cluster", "sql")
+
 
 def build_pairs(predictions: list[dict[str, Any]], ds: Dataset, seed: int = 0,
-                max_per_question: int = 8) -> list[dict[str, Any]]:
+                max_per_question: int = 8, unit: str = "cluster") -> list[dict[str, Any]]:
+    """Labelled A/B pairs, both orders, from pools holding right and wrong executable candidates. `unit`
+    "cluster" pairs the first candidates of a right and a wrong result cluster; "sql" pairs any right and
+    wrong candidates of distinct SQL text."""
+    if unit not in PAIR_UNITS:
+        raise InputError(f"--pair-unit {unit!r}: expected one of {', '.join(PAIR_UNITS)}")
     gold_by_qid = {e.qid: e for e in ds.examples}
     executor = Executor()
     schemas: dict[str, Schema] = {}
@@ -42,10 +49,10 @@ def build_pairs(predictions: list[dict[str, Any]], ds: Dataset, seed: int = 0,
         cands = rec.get("candidates") or []
         results = [executor.run(e.db_path, c["sql"]) for c in cands]
         ids = clusters(results)
-        reps: dict[int, int] = {}
+        reps: dict[Any, int] = {}
         for i, cid in enumerate(ids):
             if cid >= 0:
-                reps.setdefault(cid, i)
+                reps.setdefault(cid if unit == "cluster" else " ".join(cands[i]["sql"].split()), i)
         good = [i for i in reps.values() if bird_ex(results[i], gold)]
         bad = [i for i in reps.values() if not bird_ex(results[i], gold)]
         combos = [(g, b) for g in good for b in bad]
@@ -55,9 +62,9 @@ def build_pairs(predictions: list[dict[str, Any]], ds: Dataset, seed: int = 0,
         schema = schemas[str(e.db_path)]
         for g, b in combos[: max_per_question // 2]:
             used = tables_of(cands[g]["sql"]) | tables_of(cands[b]["sql"])
-            text = Schema([t for t in schema.tables if t.name.lower() in used]).render() if used else schema.render()
+            shown = Schema([t for t in schema.tables if t.name.lower() in used]).render() if used else schema.render()
             for first, second, label in ((g, b, "A"), (b, g, "B")):
-                msgs = select_prompt(text, e.question, e.evidence, cands[first]["sql"], result_text(results[first]),
+                msgs = select_prompt(shown, e.question, e.evidence, cands[first]["sql"], result_text(results[first]),
                                      cands[second]["sql"], result_text(results[second]))
                 text = pair_text(e.question, e.evidence, cands[first]["sql"], result_text(results[first]),
                                  cands[second]["sql"], result_text(results[second]))

@@ -8,9 +8,11 @@ attention mass on j goes to the token x_j found there. A learned gate mixes it w
 
     p(x_{t+1}) = g_t * softmax(W h_t) + (1 - g_t) * sum_{j <= t, x_j = x_{t+1}} a_{t,j}
 
-The model returns log p as its logits, so `generate`, sampling at a temperature and greedy decoding work
-unchanged. Pointing needs every earlier hidden state, so the model runs without a KV cache: fine for
-the few hundred tokens of a small model's prompts.
+The model returns log p as its logits, so `generate` works unchanged, but without a KV cache (pointing
+needs every earlier hidden state). `decode` is the fast path the `hf:` backend takes: the Llama trunk keeps
+its KV cache and the copy keys of every earlier position are kept beside it, so each new token costs one
+position, and each row of a batch samples from its own seeded generator (a row's tokens do not depend on
+the batch it ran in).
 
 `register()` makes `model_type: "copy_llama"` loadable with `AutoModelForCausalLM` (the `hf:` backend).
 """
@@ -20,13 +22,25 @@ from __future__ import annotations
 from functools import cache
 
 COPY_DIM = 64
+_KV_ARG = "cache"  # the trunk's keyword for its KV cache; set from the installed transformers on first use
+
+
+def _kv_of(output):
+    """The KV cache of a trunk's output (named `cache` from transformers 5.2x, `past_key_values` before)."""
+    kv = getattr(output, "cache", None)
+    return kv if kv is not None else output.past_key_values
 
 
 @cache
 def _classes() -> tuple[type, type]:
     """The config and model classes, built on first use (transformers is an optional extra)."""
-    from transformers import LlamaConfig, LlamaForCausalLM
+    import inspect
+
+    from transformers import LlamaConfig, LlamaForCausalLM, LlamaModel
     from transformers.modeling_outputs import CausalLMOutputWithPast
+
+    global _KV_ARG
+    _KV_ARG = "cache" if "cache" in inspect.signature(LlamaModel.forward).parameters else "past_key_values"
 
     class CopyLlamaConfig(LlamaConfig):
         model_type = "copy_llama"
@@ -54,17 +68,74 @@ def _classes() -> tuple[type, type]:
 
             hidden = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
                                 use_cache=False).last_hidden_state
-            vocab = torch.log_softmax(self.lm_head(hidden).float(), dim=-1)
-            q, k = self.copy_query(hidden).float(), self.copy_key(hidden).float()
-            scores = q @ k.transpose(1, 2) / self.config.copy_dim ** 0.5  # (b, t, j)
             n = input_ids.shape[1]
             allowed = torch.ones(n, n, dtype=torch.bool, device=input_ids.device).tril()[None]
             if attention_mask is not None:
                 allowed = allowed & attention_mask[:, None, :].bool()
+            return self._mix(hidden, self.copy_key(hidden).float(), input_ids, allowed)
+
+        def _mix(self, hidden, keys, context_ids, allowed):
+            """log p(next) for the positions of `hidden` (b, t, h), pointing over `keys` (b, j, d) of the
+            context tokens `context_ids` (b, j) where `allowed` (b, t, j)."""
+            import torch
+
+            vocab = torch.log_softmax(self.lm_head(hidden).float(), dim=-1)
+            scores = self.copy_query(hidden).float() @ keys.transpose(1, 2) / self.config.copy_dim ** 0.5
             point = torch.softmax(scores.masked_fill(~allowed, float("-inf")), dim=-1)
-            copied = torch.zeros_like(vocab).scatter_add_(2, input_ids[:, None, :].expand(-1, n, -1), point)
+            index = context_ids[:, None, :].expand(-1, hidden.shape[1], -1)
+            copied = torch.zeros_like(vocab).scatter_add_(2, index, point)
             gate = torch.sigmoid(self.copy_gate(hidden).float())
             return torch.log(gate * vocab.exp() + (1 - gate) * copied + 1e-9)
+
+        def decode(self, input_ids, attention_mask, max_new_tokens: int, temperature: float = 0.0,
+                   seeds: list[int] | None = None, eos_token_id: int | None = None):
+            """New tokens for a left-padded batch, with a KV cache: (tokens (b, steps), log p of each); rows
+            that ended hold `eos_token_id` after it. Greedy at temperature 0; else row r samples with a
+            generator seeded by seeds[r]. A row that ends leaves the batch, so a long one runs alone."""
+            import torch
+
+            b, dev = input_ids.shape[0], input_ids.device
+            mask = attention_mask.long()
+            position = (mask.cumsum(-1) - 1).clamp(min=0)
+            rngs = None
+            if temperature > 0:
+                rngs = [torch.Generator(device=dev) for _ in range(b)]
+                for rng, seed in zip(rngs, seeds or [0] * b, strict=True):
+                    rng.manual_seed(int(seed))
+            out = self.model(input_ids=input_ids, attention_mask=mask, position_ids=position, use_cache=True)
+            kv, hidden = _kv_of(out), out.last_hidden_state
+            keys, context, valid = self.copy_key(hidden).float(), input_ids, mask.bool()
+            live = torch.arange(b, device=dev)  # which input row each batch row is
+            tokens = torch.full((b, max_new_tokens), 0 if eos_token_id is None else eos_token_id, device=dev)
+            scores = torch.zeros(b, max_new_tokens, device=dev)
+            steps = 0
+            for step in range(max_new_tokens):
+                logp = self._mix(hidden[:, -1:], keys, context, valid[:, None, :])[:, 0]
+                if rngs is None:
+                    nxt = logp.argmax(-1)
+                else:  # Gumbel-max on each row's own stream
+                    u = torch.stack([torch.rand(logp.shape[1], generator=g, device=dev) for g in rngs])
+                    nxt = (logp / temperature - torch.log(-torch.log(u.clamp(1e-12, 1.0)))).argmax(-1)
+                tokens[live, step] = nxt
+                scores[live, step] = logp.gather(1, nxt[:, None])[:, 0]
+                steps = step + 1
+                if eos_token_id is not None and bool((nxt == eos_token_id).any()):
+                    going = (nxt != eos_token_id).nonzero()[:, 0]
+                    if going.numel() == 0:
+                        break
+                    kv.batch_select_indices(going)
+                    live, nxt, mask, position = live[going], nxt[going], mask[going], position[going]
+                    keys, context, valid = keys[going], context[going], valid[going]
+                    rngs = None if rngs is None else [rngs[i] for i in going.tolist()]
+                mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=1)
+                position = position[:, -1:] + 1
+                out = self.model(input_ids=nxt[:, None], attention_mask=mask, position_ids=position,
+                                 use_cache=True, **{_KV_ARG: kv})
+                kv, hidden = _kv_of(out), out.last_hidden_state
+                keys = torch.cat([keys, self.copy_key(hidden).float()], dim=1)
+                context = torch.cat([context, nxt[:, None]], dim=1)
+                valid = torch.cat([valid, torch.ones_like(valid[:, :1])], dim=1)
+            return tokens[:, :steps], scores[:, :steps]
 
         def forward(self, input_ids=None, attention_mask=None, position_ids=None, labels=None,
                     **kwargs):  # noqa: ARG002 (cache arguments: this model runs without a cache)

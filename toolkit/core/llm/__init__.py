@@ -12,6 +12,7 @@ from toolkit.core.llm.base import (
     Completion,
     Message,
     Usage,
+    complete_all,
     message_text,
     normalize_request,
     request_key,
@@ -57,5 +58,5 @@ def from_uri(uri: str | None = None, *, record: str | Path | None = None, seed: 
     return backend
 
 
-__all__ = ["LLM", "Completion", "Message", "Usage", "from_uri", "message_text", "normalize_request",
+__all__ = ["LLM", "Completion", "Message", "Usage", "complete_all", "from_uri", "message_text", "normalize_request",
            "request_key", "write_exchange", "ReplayBackend", "RecordingBackend", "CollectingBackend"]

@@ -12,6 +12,7 @@ import hashlib
 import json
 import time
 from abc import ABC, abstractmethod
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -98,6 +99,18 @@ class Backend(ABC):
     usage: Usage = field(default_factory=Usage)
     # --seed of the command: sent to servers that take one, seeds local sampling; not part of a replay key.
     seed: int | None = None
+    _sampled: Counter = field(default_factory=Counter, repr=False)  # prompt -> times sampled (sample_seed)
+
+    def sample_seed(self, prompt: str) -> int | None:
+        """The seed of one sampled request: from the run's seed, the prompt and how often this backend has
+        sampled it, so a prompt draws the same tokens whatever the order, batch, resume or worker process
+        it runs in, and a repeated prompt draws afresh. None without a run seed."""
+        if self.seed is None:
+            return None
+        nth = self._sampled[prompt]
+        self._sampled[prompt] += 1
+        digest = hashlib.sha256(f"{self.seed}:{nth}:{prompt}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") >> 34  # 30 bits: servers take a 32-bit seed
 
     def complete(
         self,
@@ -191,3 +204,13 @@ def message_text(message: Message) -> str:
     if isinstance(content, str):
         return content
     return "".join(p.get("text", "") for p in content if p.get("type") == "text")
+
+
+def complete_all(llm: LLM, requests: list[list[Message]], temperature: float = 0.0, max_tokens: int = 256,
+                 stop: list[str] | None = None) -> list[Completion]:
+    """One completion per request: batched where the backend batches (`complete_many`), else one by one, so
+    any object with the protocol's `complete` serves."""
+    many = getattr(llm, "complete_many", None)
+    if many is not None:
+        return many(requests, temperature=temperature, max_tokens=max_tokens, stop=stop)
+    return [llm.complete(m, n=1, temperature=temperature, max_tokens=max_tokens, stop=stop) for m in requests]

@@ -55,29 +55,58 @@ class HFBackend(Backend):
         tok = self.tokenizer
         return len(tok(self.render(messages), add_special_tokens=not getattr(tok, "chat_template", None))["input_ids"])
 
+    def _special(self) -> bool:
+        return not getattr(self.tokenizer, "chat_template", None)
+
+    def _pad(self) -> int:
+        tok = self.tokenizer
+        return tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+
+    def _seeds(self, prompts: list[str]) -> list[int]:
+        """One sampling seed per prompt (`sample_seed`); random ones without a run seed."""
+        import torch
+
+        if self.seed is None:
+            return torch.randint(0, 2 ** 62, (len(prompts),)).tolist()
+        return [self.sample_seed(p) for p in prompts]
+
+    def _left_padded(self, rows: list[list[int]]):
+        import torch
+
+        width = max(len(r) for r in rows)
+        ids = torch.tensor([[self._pad()] * (width - len(r)) + r for r in rows], device=self.device)
+        mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=self.device)
+        return ids, mask
+
+    def _trim(self, row: list[int]) -> list[int]:
+        eos = self.tokenizer.eos_token_id
+        if eos is not None and eos in row:
+            row = row[: row.index(eos)]
+        return [t for t in row if t != self._pad()]
+
     def _complete_many(self, requests, temperature, max_tokens, stop) -> list[Completion]:
-        """Greedy requests run `batch_size` at a time, left-padded; sampled ones one by one."""
-        if temperature > 0:
+        """`batch_size` requests at a time, left-padded. A model with its own cached `decode` (the copy-head
+        LM) also batches sampled requests, each row on its own seeded stream; other models sample one by one."""
+        fast = hasattr(self.model, "decode")
+        if temperature > 0 and not fast:
             return super()._complete_many(requests, temperature, max_tokens, stop)
         import torch
 
         tok = self.tokenizer
-        special = not getattr(tok, "chat_template", None)
-        pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
         out: list[Completion] = []
         for lo in range(0, len(requests), self.batch_size):
-            rows = [tok(self.render(m), add_special_tokens=special)["input_ids"]
-                    for m in requests[lo: lo + self.batch_size]]
-            width = max(len(r) for r in rows)
-            ids = torch.tensor([[pad] * (width - len(r)) + r for r in rows], device=self.device)
-            mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=self.device)
+            prompts = [self.render(m) for m in requests[lo: lo + self.batch_size]]
+            rows = [tok(p, add_special_tokens=self._special())["input_ids"] for p in prompts]
+            ids, mask = self._left_padded(rows)
             with torch.no_grad():
-                seqs = self.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_tokens,
-                                           do_sample=False, pad_token_id=pad)
-            for r, row in zip(rows, seqs[:, width:].tolist(), strict=True):
-                if tok.eos_token_id is not None and tok.eos_token_id in row:
-                    row = row[: row.index(tok.eos_token_id)]
-                row = [t for t in row if t != pad]
+                if fast:
+                    seeds = self._seeds(prompts) if temperature > 0 else None
+                    seqs = self.model.decode(ids, mask, max_tokens, temperature, seeds, tok.eos_token_id)[0].tolist()
+                else:
+                    seqs = self.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_tokens,
+                                               do_sample=False, pad_token_id=self._pad())[:, ids.shape[1]:].tolist()
+            for r, row in zip(rows, seqs, strict=True):
+                row = self._trim(row)
                 out.append(Completion([apply_stop(tok.decode(row, skip_special_tokens=True), stop)], None,
                                       len(r), len(row)))
         return out
@@ -85,31 +114,36 @@ class HFBackend(Backend):
     def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:
         import torch
 
-        prompt = self.render(messages)
         tok = self.tokenizer
-        enc = tok([prompt], return_tensors="pt", add_special_tokens=not getattr(tok, "chat_template", None))
+        prompt = self.render(messages)
+        enc = tok([prompt], return_tensors="pt", add_special_tokens=self._special())
         enc = {k: v.to(self.device) for k, v in enc.items()}
-        sample = temperature > 0
-        kwargs = dict(max_new_tokens=max_tokens, do_sample=sample, num_return_sequences=n,
-                      output_scores=True, return_dict_in_generate=True,
-                      pad_token_id=tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id)
-        if sample:
-            kwargs["temperature"] = float(temperature)
-            if self.seed is not None:  # the k-th sampled call of a run draws the same tokens every run
-                torch.manual_seed(self.seed + self.usage.calls)
-        with torch.no_grad():
-            out = self.model.generate(**enc, **kwargs)
         prompt_len = enc["input_ids"].shape[1]
-        new_tokens = out.sequences[:, prompt_len:]
-        logsoft = torch.stack([s.float().log_softmax(-1) for s in out.scores], dim=1)  # (n, steps, vocab)
+        sample = temperature > 0
+        seed = self._seeds([prompt])[0] if sample else 0
+        if hasattr(self.model, "decode"):
+            with torch.no_grad():
+                new_tokens, chosen = self.model.decode(
+                    enc["input_ids"].repeat(n, 1), enc["attention_mask"].repeat(n, 1), max_tokens, temperature,
+                    [seed + r * 2 ** 31 for r in range(n)], tok.eos_token_id)
+        else:
+            kwargs = dict(max_new_tokens=max_tokens, do_sample=sample, num_return_sequences=n,
+                          output_scores=True, return_dict_in_generate=True, pad_token_id=self._pad())
+            if sample:
+                kwargs["temperature"] = float(temperature)
+                if self.seed is not None:
+                    torch.manual_seed(seed)
+            with torch.no_grad():
+                out = self.model.generate(**enc, **kwargs)
+            new_tokens = out.sequences[:, prompt_len:]
+            logsoft = torch.stack([s.float().log_softmax(-1) for s in out.scores], dim=1)  # (n, steps, vocab)
+            chosen = logsoft.gather(2, new_tokens[:, :, None])[:, :, 0]
         texts, logprobs, produced = [], [], 0
         for row in range(new_tokens.shape[0]):
-            ids = new_tokens[row].tolist()
-            if tok.eos_token_id is not None and tok.eos_token_id in ids:
-                ids = ids[: ids.index(tok.eos_token_id)]
+            ids = self._trim(new_tokens[row].tolist())
             produced += len(ids)
             texts.append(apply_stop(tok.decode(ids, skip_special_tokens=True), stop))
-            logprobs.append([(tok.decode([t]), float(logsoft[row, i, t])) for i, t in enumerate(ids)])
+            logprobs.append([(tok.decode([t]), float(chosen[row, i])) for i, t in enumerate(ids)])
         return Completion(texts, logprobs, prompt_len, produced)
 
 
