@@ -33,5 +33,6 @@ def build_chat_model(out: Path) -> Path:
     with torch.no_grad():
         model.model.norm.weight.zero_()
     model.generation_config.eos_token_id = [tok.eos_token_id, tok.pad_token_id]
+    model.config.max_position_embeddings = 4096  # servers check prompt + answer against it (chase-sql asks 1,024)
     model.save_pretrained(out)
     return out

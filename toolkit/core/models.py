@@ -28,12 +28,19 @@ def quiet_library_logs() -> None:
     """
     import logging
 
-    logging.getLogger("bitsandbytes").setLevel(logging.ERROR)
+    for library in ("bitsandbytes", "kernels"):  # kernels: "Skipping publisher trust check ... offline mode"
+        logging.getLogger(library).setLevel(logging.ERROR)
     if has("transformers"):
         from transformers.utils import logging as hf_logging
 
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()
+    try:
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()
+    except ImportError:  # pragma: no cover - hub not installed
+        pass
 
 
 def seed_everything(seed: int) -> None:

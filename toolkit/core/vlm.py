@@ -25,16 +25,9 @@ Turn = tuple[str, str | None]  # (question, answer); the last turn's answer is N
 
 
 def quiet_transformers() -> None:
-    import transformers
+    from toolkit.core.models import quiet_library_logs
 
-    transformers.utils.logging.set_verbosity_error()
-    transformers.utils.logging.disable_progress_bar()
-    try:
-        from huggingface_hub.utils import disable_progress_bars
-
-        disable_progress_bars()
-    except ImportError:  # pragma: no cover - older hub
-        pass
+    quiet_library_logs()
 
 
 def load_image(path: str | Path, where: str = ""):

@@ -104,13 +104,14 @@ class Backend(ABC):
     def sample_seed(self, prompt: str) -> int | None:
         """The seed of one sampled request: from the run's seed, the prompt and how often this backend has
         sampled it, so a prompt draws the same tokens whatever the order, batch, resume or worker process
-        it runs in, and a repeated prompt draws afresh. None without a run seed."""
+        it runs in, and a repeated prompt draws afresh. None without a run seed. (Servers get the run's seed
+        as it is: `--seed 7` reaches them as 7.)"""
         if self.seed is None:
             return None
         nth = self._sampled[prompt]
         self._sampled[prompt] += 1
         digest = hashlib.sha256(f"{self.seed}:{nth}:{prompt}".encode()).digest()
-        return int.from_bytes(digest[:8], "big") >> 34  # 30 bits: servers take a 32-bit seed
+        return int.from_bytes(digest[:8], "big") >> 34  # 30 bits: room for the per-sample offsets of hf: n > 1
 
     def complete(
         self,

@@ -51,8 +51,8 @@ class OpenAIBackend(Backend):
             body["logprobs"] = True
         if self.top_logprobs:
             body["top_logprobs"] = self.top_logprobs
-        if self.seed is not None:  # a sampled prompt sent twice draws afresh; greedy ones keep the run seed
-            body["seed"] = self.sample_seed(json.dumps(messages, sort_keys=True)) if temperature > 0 else self.seed
+        if self.seed is not None:
+            body["seed"] = self.seed
         data = self._post("/chat/completions", body)
         try:
             choices = sorted(data["choices"], key=lambda c: c.get("index", 0))
