@@ -22,7 +22,16 @@ from __future__ import annotations
 from functools import cache
 
 COPY_DIM = 64
-_KV_ARG = "cache"  # the trunk's keyword for its KV cache; set from the installed transformers on first use
+
+
+@cache
+def _kv_arg() -> str:
+    """The trunk's keyword for its KV cache in the installed transformers."""
+    import inspect
+
+    from transformers import LlamaModel
+
+    return "cache" if "cache" in inspect.signature(LlamaModel.forward).parameters else "past_key_values"
 
 
 def _kv_of(output):
@@ -34,13 +43,8 @@ def _kv_of(output):
 @cache
 def _classes() -> tuple[type, type]:
     """The config and model classes, built on first use (transformers is an optional extra)."""
-    import inspect
-
-    from transformers import LlamaConfig, LlamaForCausalLM, LlamaModel
+    from transformers import LlamaConfig, LlamaForCausalLM
     from transformers.modeling_outputs import CausalLMOutputWithPast
-
-    global _KV_ARG
-    _KV_ARG = "cache" if "cache" in inspect.signature(LlamaModel.forward).parameters else "past_key_values"
 
     class CopyLlamaConfig(LlamaConfig):
         model_type = "copy_llama"
@@ -130,7 +134,7 @@ def _classes() -> tuple[type, type]:
                 mask = torch.cat([mask, torch.ones_like(mask[:, :1])], dim=1)
                 position = position[:, -1:] + 1
                 out = self.model(input_ids=nxt[:, None], attention_mask=mask, position_ids=position,
-                                 use_cache=True, **{_KV_ARG: kv})
+                                 use_cache=True, **{_kv_arg(): kv})
                 kv, hidden = _kv_of(out), out.last_hidden_state
                 keys = torch.cat([keys, self.copy_key(hidden).float()], dim=1)
                 context = torch.cat([context, nxt[:, None]], dim=1)

@@ -99,7 +99,7 @@ class Backend(ABC):
     usage: Usage = field(default_factory=Usage)
     # --seed of the command: sent to servers that take one, seeds local sampling; not part of a replay key.
     seed: int | None = None
-    _sampled: Counter = field(default_factory=Counter, repr=False)  # prompt -> times sampled (sample_seed)
+    _sampled: Counter = field(default_factory=Counter, repr=False)  # prompt hash -> times sampled
 
     def sample_seed(self, prompt: str) -> int | None:
         """The seed of one sampled request: from the run's seed, the prompt and how often this backend has
@@ -108,8 +108,9 @@ class Backend(ABC):
         as it is: `--seed 7` reaches them as 7.)"""
         if self.seed is None:
             return None
-        nth = self._sampled[prompt]
-        self._sampled[prompt] += 1
+        key = hashlib.sha256(prompt.encode()).hexdigest()
+        nth = self._sampled[key]
+        self._sampled[key] += 1
         digest = hashlib.sha256(f"{self.seed}:{nth}:{prompt}".encode()).digest()
         return int.from_bytes(digest[:8], "big") >> 34  # 30 bits: room for the per-sample offsets of hf: n > 1
 

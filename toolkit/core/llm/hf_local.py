@@ -52,10 +52,10 @@ class HFBackend(Backend):
 
     def prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
         """How many tokens the rendered prompt takes (checked against the context window before a call)."""
-        tok = self.tokenizer
-        return len(tok(self.render(messages), add_special_tokens=not getattr(tok, "chat_template", None))["input_ids"])
+        return len(self.tokenizer(self.render(messages), add_special_tokens=self._special())["input_ids"])
 
     def _special(self) -> bool:
+        """Add BOS/EOS ourselves only without a chat template (a template writes its own)."""
         return not getattr(self.tokenizer, "chat_template", None)
 
     def _pad(self) -> int:
