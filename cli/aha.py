@@ -120,6 +120,10 @@ def train(
     resize_aug: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of training grids redrawn at a random "
                                               "view size (48-256 px) and brought back to the trained geometry.")]
     = 0.0,
+    vision_lr_scale: Annotated[float, typer.Option(help="Learning rate of the image path (vision tower, projector, "
+                                                   "probe) as a multiple of --lr; below 1 keeps a tower trained "
+                                                   "from scratch stable at a rate the language side takes.")]
+    = 1.0,
     device: DeviceOpt = "auto",
     seed: SeedOpt = None,
     resume: ResumeOpt = False,
@@ -143,7 +147,7 @@ def train(
                       holdout_tasks=[t for t in holdout_tasks.split(",") if t], save_every=save_every,
                       max_steps=max_steps, verdict_weight=verdict_weight, vision_aux=vision_aux,
                       vision_aux_subtask=vision_aux_subtask, hindsight=hindsight, vision_warmup=vision_warmup,
-                      resize_aug=resize_aug, device=device)
+                      resize_aug=resize_aug, vision_lr_scale=vision_lr_scale, device=device)
     writer = RecordWriter(None)
     summary = run_train(cfg, resume=resume, writer=writer)
     summary.pop("config")

@@ -73,3 +73,39 @@ def make_dataset(root: Path, tasks=("push", "lift"), seeds=range(4), modes=("nom
     path.write_text("".join(json.dumps(s) + "\n" for s in samples), encoding="utf-8")
     (root / "episodes.jsonl").write_text("".join(json.dumps(e) + "\n" for e in episodes), encoding="utf-8")
     return path
+
+
+COLOURS = [(220, 40, 40), (40, 180, 40), (40, 40, 220), (220, 200, 40)]
+
+
+def make_match_dataset(root: Path, n: int = 64, explanation_words: int = 20, seed: int = 0) -> Path:
+    """Grids of two blocks whose sub-task succeeded ("Yes") when both have the same colour.
+
+    Same-or-different is not a linear read-out of pooled random image features, so a probe on
+    them stays at chance until the vision tower learns; every answer carries an explanation of
+    random words the image does not determine, as a long FailGen explanation is to a model that
+    cannot read the grid yet.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(200)]
+    rows = []
+    for i in range(n):
+        same = i % 2 == 0
+        a = rng.randrange(len(COLOURS))
+        b = a if same else rng.choice([c for c in range(len(COLOURS)) if c != a])
+        img = Image.new("RGB", (32, 32), (90, 90, 90))
+        d = ImageDraw.Draw(img)
+        d.rectangle([2, 10, 13, 21], fill=COLOURS[a])
+        d.rectangle([18, 10, 29, 21], fill=COLOURS[b])
+        img.save(root / f"match_{i}.png")
+        label = "Yes" if same else "No"
+        explanation = " ".join(rng.choice(words) for _ in range(explanation_words))
+        rows.append({"type": "aha.sample", "schema": 1, "sample_id": f"match-s{i}/0", "episode_id": f"match-s{i}",
+                     "task": "match", "mode": "nominal" if same else "wrong_object", "seed": i, "subtask_index": 0,
+                     "subtask": "match the blocks", "image": f"match_{i}.png",
+                     "question": QUESTION.format(s="match the blocks"), "answer": f"{label}, {explanation}",
+                     "label": label, "explanation": explanation, "dir": str(root)})
+    path = root / "samples.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path

@@ -177,6 +177,32 @@ def test_vision_warmup_trains_the_image_path_alone_then_everything(tiny_vlm, syn
         train(TrainConfig(out=str(tmp_path / "x"), vision_warmup=2, **{**common, "vision_aux": 0.0}))
 
 
+def test_image_path_rate_and_warmup_let_the_probe_leave_chance(tmp_path):
+    # A swin tower trained from scratch at a rate the language side takes stays at chance (as lr 2e-3
+    # did on FailGen); the same steps with the image path at a tenth of it, after a warm-up, do not.
+    from tests.aha.synth import make_match_dataset
+    from toolkit.aha.samples import load_samples
+    from toolkit.aha.tiny import TinySpec, build_tiny_vlm
+    from toolkit.aha.vision_aux import CHANCE, stuck_at_chance
+
+    data = make_match_dataset(tmp_path / "match")
+    texts = [t for s in load_samples(data) for t in (s.question, s.answer)]
+    build_tiny_vlm(tmp_path / "tiny", texts, TinySpec(image_size=32, vision="swin", swin_stages=2, swin_window=4,
+                                                      vision_hidden=32, vision_layers=2, vision_heads=2,
+                                                      text_hidden=32, text_layers=1), seed=0)
+    common = dict(data=str(data), model=str(tmp_path / "tiny"), full=True, epochs=100, lr=3e-2, batch_size=8,
+                  warmup=1, save_every=10**6, val_frac=0.0, vision_aux=0.1, max_steps=120, device="cpu")
+    recipe = train(TrainConfig(out=str(tmp_path / "recipe"), vision_warmup=60, vision_lr_scale=0.1, **common))
+    plain = train(TrainConfig(out=str(tmp_path / "plain"), **common))
+    assert recipe["vision_probe_loss"] < CHANCE - 0.2, recipe["vision_probe_loss"]
+    assert stuck_at_chance(plain["vision_probe_loss"]), plain["vision_probe_loss"]
+    state = torch.load(tmp_path / "recipe" / "checkpoint" / "state.pt", weights_only=False)
+    groups = state["optimizer"]["param_groups"]
+    assert sorted(g["lr_scale"] for g in groups) == [0.1, 1.0]
+    with pytest.raises(InputError, match="--vision-lr-scale must be > 0"):
+        train(TrainConfig(out=str(tmp_path / "x"), vision_lr_scale=0.0, **common))
+
+
 def test_training_records_its_geometry_and_scenes_and_augments_resolution(tmp_path, monkeypatch):
     from toolkit.aha import train as train_mod
     from toolkit.aha.geometry import Geometry, read_geometry

@@ -68,6 +68,7 @@ class TrainConfig:
     vision_aux_subtask: bool = False  # the probe also reads the sub-task's words (vision_aux.SubtaskWords)
     vision_warmup: int = 0  # first N steps train the vision tower, projector and probe only (language side frozen)
     resize_aug: float = 0.0  # share of training grids redrawn at a random view size, then brought back
+    vision_lr_scale: float = 1.0  # the image path (tower, projector, probe) learns at this multiple of --lr
     device: str = "auto"
 
 
@@ -114,6 +115,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
         raise InputError(f"{out}: already holds a training run; pass --resume to continue it or pick another --out")
     if cfg.vision_aux_subtask and cfg.vision_aux <= 0:  # before the (slow) encoding of the data
         raise InputError("--vision-aux-subtask needs --vision-aux > 0 (it conditions that probe on the sub-task)")
+    if cfg.vision_lr_scale <= 0:
+        raise InputError(f"--vision-lr-scale must be > 0 (got {cfg.vision_lr_scale})")
     seed_everything(cfg.seed)
     samples = load_samples(cfg.data)
     train_s, val_s, held = split_by_episode(samples, cfg.val_frac, cfg.seed, set(cfg.holdout_tasks))
@@ -147,7 +150,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     n_trainable = sum(p.numel() for p in params)
     words = SubtaskWords([s.subtask for s in train_s]) if cfg.vision_aux_subtask else None
     probe = VisionProbe(model, vlm.device, words) if cfg.vision_aux > 0 else None
-    optimizer = torch.optim.AdamW(params + (probe.parameters() if probe else []), lr=cfg.lr, weight_decay=0.0)
+    optimizer = torch.optim.AdamW(_param_groups(language, params, probe, cfg.vision_lr_scale), lr=cfg.lr,
+                                  weight_decay=0.0)
     accelerator = Accelerator(cpu=vlm.device == "cpu")
     model, optimizer = accelerator.prepare(model, optimizer)
     per_epoch = math.ceil(len(train_items) / cfg.batch_size)
@@ -180,7 +184,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                           if r.random() < cfg.resize_aug else it for it, i, r in zip(chosen, shard, rngs, strict=True)]
             batch = {k: v.to(accelerator.device) for k, v in collate(chosen, pad_id).items()}
             for group in optimizer.param_groups:
-                group["lr"] = lr_at(step)
+                group["lr"] = lr_at(step) * group["lr_scale"]
             warming = step < cfg.vision_warmup
             if probe is not None:
                 probe.isolate = warming
@@ -242,6 +246,15 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                             for part in (train_s, val_s)))
         (out / "train_summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return summary
+
+
+def _param_groups(language: list, params: list, probe: VisionProbe | None, image_scale: float) -> list[dict]:
+    """Optimizer groups: the language side at the scheduled rate, the image path (tower, projector and
+    probe) at `image_scale` times it; a tower trained from scratch diverges at a rate the language side takes."""
+    taken = {id(p) for p in language}
+    image = [p for p in params if id(p) not in taken] + (probe.parameters() if probe else [])
+    groups = [{"params": language, "lr_scale": 1.0}, {"params": image, "lr_scale": image_scale}]
+    return [g for g in groups if g["params"]]
 
 
 def training_geometry(model: str, samples: list[Sample]) -> Geometry | None:
