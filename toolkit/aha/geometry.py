@@ -84,7 +84,7 @@ class GridNormalizer:
         self.geometry = geometry
         self._reported: set[int] = set()
 
-    def __call__(self, image, where: str = ""):
+    def __call__(self, image, where: str = "", report: bool = True):
         if self.geometry is None:
             return image
         from toolkit.failgen.grid import grid_layout, regrid
@@ -96,7 +96,7 @@ class GridNormalizer:
                              f"({len(self.geometry.views)} rows of square views, 2-px gaps); the model expects "
                              f"{self.geometry.view_size}-px views")
         size = layout[0]
-        if size != self.geometry.view_size and size not in self._reported:
+        if report and size != self.geometry.view_size and size not in self._reported:
             self._reported.add(size)
             console.info(f"grids of {size}-px views are redrawn at the model's trained "
                          f"{self.geometry.view_size}-px views (each view resized on its own)")

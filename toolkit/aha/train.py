@@ -94,7 +94,7 @@ def augmented_pixels(vlm: VLM, sample: Sample, rng: random.Random):
 
     image = load_image(sample.image, where=sample.sample_id)
     image = regrid(image, rng.randint(*AUG_SIZES)) or image
-    image = vlm.prepare(vlm.fit(image, where=sample.sample_id))
+    image = vlm.prepare(vlm.normalize(image, sample.sample_id, report=False))  # a redraw asked for: no notice
     return vlm.processor.image_processor(images=[image], return_tensors="pt")["pixel_values"]
 
 
