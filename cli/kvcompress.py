@@ -18,6 +18,14 @@ AttnOpt = Annotated[str, typer.Option("--attn", help="Attention implementation: 
 DeviceOpt = Annotated[str, typer.Option("--device", help="auto, cpu or cuda[:N].")]
 ScoresOpt = Annotated[Path | None, typer.Option(
     "--scores", help="Head-score JSON (default: shipped retrieval scores).")]
+PageSizeOpt = Annotated[int, typer.Option("--page-size", min=1, help="Tokens per page (quest).")]
+MinPagesOpt = Annotated[int, typer.Option(
+    "--min-pages", min=0, help="Quest: every head reads at least this many pages (the reference's 3).")]
+DenseLayersOpt = Annotated[int | None, typer.Option(
+    "--dense-layers", min=0, help="Quest: the first N layers read the whole cache (default: the reference's 2 "
+    "for quest, 0 for headkv+quest, whose allocation budgets every layer's heads).")]
+GqaSelectOpt = Annotated[str, typer.Option(
+    "--gqa-select", help="Quest pages per query head (query, the reference) or one set per KV head (kv).")]
 
 
 def _default_model() -> Path:
@@ -92,7 +100,8 @@ def train(
 def score(
     model: ModelOpt = None,
     method: Annotated[str, typer.Option(
-        "--method", help="retrieval (copy-paste) or r2 (retrieval-reasoning).")] = "retrieval",
+        "--method", help="retrieval (copy-paste), r2 (HeadKV's retrieval-reasoning score) or r2-mass "
+        "(attention mass on the answer path at the answer's content words).")] = "retrieval",
     out: Annotated[Path | None, typer.Option(
         "--out", help="Head-score JSON to write (a .png heatmap goes next to it).")] = None,
     lengths: Annotated[str, typer.Option("--lengths", help="Context lengths (tokens).")] = "256,512,1024,2048",
@@ -112,8 +121,10 @@ def score(
     from toolkit.kvcompress.loading import load_model, parse_floats, parse_ints
     from toolkit.kvcompress.scoring import save_scores, score_heads
 
-    if method not in ("retrieval", "r2"):
-        raise InputError(f"--method {method}: expected retrieval or r2")
+    from toolkit.kvcompress.scoring import SCORE_METHODS
+
+    if method not in SCORE_METHODS:
+        raise InputError(f"--method {method}: expected one of {', '.join(SCORE_METHODS)}")
     check_writable(out or Path(f"scores-{method}.json"))
     model_dir = model or _default_model()
     lm, _ = load_model(model_dir, "eager", device)
@@ -173,7 +184,10 @@ def needle(
     lengths: Annotated[str, typer.Option("--lengths", help="Context lengths (tokens).")] = "256,512,1024,2048",
     depths: Annotated[str, typer.Option("--depths", help="Needle depths in [0, 1].")] = "0,0.25,0.5,0.75,1",
     trials: Annotated[int, typer.Option("--trials", min=1, help="Needles per cell.")] = 4,
-    page_size: Annotated[int, typer.Option("--page-size", min=1, help="Tokens per page (quest).")] = 16,
+    page_size: PageSizeOpt = 16,
+    min_pages: MinPagesOpt = 3,
+    dense_layers: DenseLayersOpt = None,
+    gqa_select: GqaSelectOpt = "query",
     heatmap: Annotated[Path, typer.Option("--heatmap", help="PNG to write.")] = Path("needle.png"),
     attn: AttnOpt = "sdpa",
     device: DeviceOpt = "cpu",
@@ -203,7 +217,7 @@ def needle(
     check_writable(heatmap)
     head_scores = load_scores(scores or DEFAULT_SCORES["retrieval"])["scores"] if method.startswith("headkv") else None
     press = KVPress(method, budget=budget if method != "full" else 10**9, head_scores=head_scores,
-                    page_size=page_size)
+                    page_size=page_size, min_pages=min_pages, dense_layers=dense_layers, gqa=gqa_select)
     lm, _ = load_model(model or _default_model(), attn, device)
     with open_writer(out) as writer:
         def on_cell(length, depth, acc, rows):
@@ -243,7 +257,10 @@ def evaluate(
     window: Annotated[int, typer.Option("--window", min=1)] = 8,
     kernel: Annotated[int, typer.Option("--kernel", min=1)] = 7,
     beta: Annotated[float, typer.Option("--beta", help="HeadKV pool split: each head keeps base - base//beta.")] = 1.2,
-    page_size: Annotated[int, typer.Option("--page-size", min=1, help="Tokens per page (quest).")] = 16,
+    page_size: PageSizeOpt = 16,
+    min_pages: MinPagesOpt = 3,
+    dense_layers: DenseLayersOpt = None,
+    gqa_select: GqaSelectOpt = "query",
     pin_support: Annotated[bool, typer.Option(
         "--pin-support", help="Oracle diagnostic: every head keeps the answer path's sentences first (within "
         "its budget), to tell what selection loses from what the budget loses.")] = False,
@@ -318,7 +335,8 @@ def evaluate(
                           " ".join(f"{k}={v:.2f}" for k, v in row["answer_held_by_task"].items()))
 
         rows = eval_grid(lm, examples, wanted, budget_list, head_scores, window, kernel, beta,
-                         on_row=on_row, pin_support=pin_support, page_size=page_size, run=run)
+                         on_row=on_row, pin_support=pin_support, page_size=page_size, run=run,
+                         quest={"min_pages": min_pages, "dense_layers": dense_layers, "gqa": gqa_select})
     console.console.print(table)
     if bad.report():
         console.warn(bad.report())

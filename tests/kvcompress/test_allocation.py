@@ -61,3 +61,13 @@ def test_adakv_budgets_sum_and_floor():
 def test_headkv_rejects_budget_below_window():
     with pytest.raises(ValueError):
         headkv_budgets(np.ones((1, 2)), 4, 8)
+
+
+def test_headkv_allocation_matches_the_reference_formula_by_hand():
+    # HeadKV (headkv/snapkv_utils.py): base = 40 - 8 = 32; pool = (32 // 2) per head = 16 x 4 = 64 shared by the
+    # normalised scores (0.5, 0.25, 0.125, 0.125) -> 32, 16, 8, 8; each head keeps 32 - 16 = 16, plus the window
+    b = headkv_budgets(np.array([[4.0, 2.0], [1.0, 1.0]]), 40, 8, beta=2.0)
+    assert b.tolist() == [[56, 40], [32, 32]]
+    # temperature: scores raised to it before normalising (squares: 16, 4, 1, 1 of 22 -> 46.5, 11.6, 2.9, 2.9)
+    t = headkv_budgets(np.array([[4.0, 2.0], [1.0, 1.0]]), 40, 8, beta=2.0, temperature=2.0)
+    assert t.sum() == 4 * 40 and t[0, 0] in (70, 71) and t[1, 0] in (26, 27)

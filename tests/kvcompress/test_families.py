@@ -25,12 +25,15 @@ def test_family_matches_the_full_cache_with_a_large_budget_and_reads_less_with_a
                 assert torch.allclose(a, b, atol=1e-5), method
             else:
                 assert torch.equal(a, b), method
-    for method in ("headkv", "headkv+quest"):
-        press = KVPress(method, budget=20, head_scores=scores, page_size=4)
+    for method, gqa in (("headkv", "kv"), ("headkv+quest", "kv"), ("headkv+quest", "query")):
+        press = KVPress(method, budget=20, head_scores=scores, page_size=4, gqa=gqa)
         out = greedy(model, ids, press, n=5)
         assert out.sequences.shape == ref.sequences.shape
         assert all(torch.isfinite(x).all() for x in out.logits)
         reads = press.last_cache.reads
-        # budgets cover the prompt; each decode step adds its own token
-        assert reads["steps"] == 4 and reads["attended"] <= (20 + 4) * 2 * 2 * 4 < reads["context"] / 2
+        # budgets cover the prompt; each decode step adds its own token; per query head, each of the 2 query
+        # heads of a KV head reads its own 3 pages, so the KV head loads at most 2 x 12 + 8 + 4 tokens
+        per_head = 20 + 4 if gqa == "kv" else 2 * 12 + 8 + 4
+        assert reads["steps"] == 4 and reads["attended"] <= per_head * 2 * 2 * 4
+        assert reads["attended"] < reads["context"] / (2 if gqa == "kv" else 1)
     assert model.config._attn_implementation == "eager"

@@ -82,7 +82,8 @@ def test_eval_data_scores_a_longbench_file_and_reports_bad_lines(reason, task_mo
     data = _write(tmp_path / "lb.jsonl", [GOOD, {**GOOD, "dataset": "trec", "all_classes": ["v1", "v9"],
                                                  "answers": ["v1"]}])
     proc = reason("--seed", "0", "kvcompress", "eval", "--model", str(task_model_dir), "--data", str(data),
-                  "--methods", "full,quest", "--budgets", "12", "--max-new-tokens", "3", "--page-size", "2")
+                  "--methods", "full,quest", "--budgets", "12", "--max-new-tokens", "3", "--page-size", "2",
+                  "--dense-layers", "0")  # the task model has 2 layers: the reference default reads both densely
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["method"] for r in rows] == ["full", "quest"]

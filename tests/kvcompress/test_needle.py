@@ -9,7 +9,7 @@ def test_needle_grid_writes_cells_and_a_heatmap(reason, task_model_dir, tmp_path
     png = tmp_path / "needle.png"
     proc = reason("--seed", "3", "kvcompress", "needle", "--model", str(task_model_dir), "--method", "quest",
                   "--budget", "24", "--page-size", "4", "--lengths", "64,96", "--depths", "0,1", "--trials", "1",
-                  "--heatmap", str(png))
+                  "--dense-layers", "0", "--heatmap", str(png))
     assert proc.returncode == 0, proc.stderr
     cells = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [(c["length"], c["depth"]) for c in cells] == [(64, 0.0), (64, 1.0), (96, 0.0), (96, 1.0)]

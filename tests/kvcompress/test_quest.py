@@ -89,7 +89,8 @@ def test_quest_with_a_budget_over_the_context_is_the_full_cache_and_below_it_rea
     assert torch.equal(out.sequences, ref.sequences)
     assert all(torch.equal(a, b) for a, b in zip(out.logits, ref.logits, strict=True))
     scores = np.array([[4.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
-    small = KVPress(method, budget=24, head_scores=scores, page_size=8)
+    # one page set per KV head, no page minimum, no dense layers: the budget is a hard cap
+    small = KVPress(method, budget=24, head_scores=scores, page_size=8, gqa="kv", min_pages=0, dense_layers=0)
     _gen(gqa_model, ids, ones, small)
     reads = small.last_cache.reads
     assert reads["steps"] == 5 and reads["context"] == sum(2 * 2 * (91 + i) for i in range(5))
@@ -115,3 +116,68 @@ def test_a_left_padded_batch_decodes_each_row_as_if_alone(gqa_model, method):
         assert torch.equal(both.sequences[row, 72:], alone.sequences[0, ids.shape[1]:])
         for x, y in zip(both.logits, alone.logits, strict=True):
             assert torch.allclose(x[row], y[0], atol=1e-4)
+
+
+def _reference_pages(query, keys, chunk, token_budget):
+    """Quest's own selection for one decode query (evaluation/quest_attention.py): keys repeated to the query
+    heads, the sign trick for the per-chunk bound, top max(3, budget // chunk) chunks per query head."""
+    group = query.shape[1] // keys.shape[1]
+    k = keys.repeat_interleave(group, 1)
+    q = query[:, :, None, :]
+    sign = torch.where(q > 0, 1.0, -1.0)
+    chunk_max = (k * sign).reshape(*k.shape[:2], -1, chunk, k.shape[-1]).amax(-2)  # (B, Hq, chunks, D)
+    weight = ((q * sign) * chunk_max).sum(-1)  # (B, Hq, chunks)
+    n = min(max(3, token_budget // chunk), weight.shape[-1])
+    return [[set(row.topk(n).indices.tolist()) for row in b] for b in weight]
+
+
+def test_quest_bound_and_page_choice_by_hand():
+    # one KV head, two query heads, pages of two 2-d keys; U = sum_i max(q_i m_i, q_i M_i) worked out by hand
+    keys = torch.tensor([[[[1., 0.], [0., 1.], [-2., 1.], [1., -1.], [0., 2.5], [0., 2.], [3., 0.], [2., 0.]]]])
+    mins, maxs = page_bounds(keys, 2)
+    q = torch.tensor([[[[1., 0.], [-1., 1.]]]])  # (B, H, group, D)
+    bound = upper_bound(q, mins, maxs)[0, 0]
+    assert bound.tolist() == [[1., 1., 0., 3.], [1., 3., 2.5, -2.]]
+    # per query head (the reference): head a reads page 3, head b page 1; per KV head the summed bound picks 1
+    mask = select_tokens(bound[None], torch.tensor([1, 1]), 8, 2, recent=8)
+    assert mask[0, 0].nonzero()[:, 0].tolist() == [6, 7] and mask[0, 1].nonzero()[:, 0].tolist() == [2, 3]
+    summed = select_tokens(bound.sum(0)[None, None], torch.tensor([1]), 8, 2, recent=8)
+    assert summed[0, 0].nonzero()[:, 0].tolist() == [2, 3]
+
+
+def test_pages_to_read_has_the_reference_minimum():
+    from toolkit.kvcompress.quest import pages_to_read
+
+    budgets = torch.tensor([20, 40, 128, 9])
+    # (budget - window) // page, at least 3: KV 20 with pages of 16 reads 3 pages, not 0
+    assert pages_to_read(budgets, 8, 16, 3).tolist() == [3, 3, 7, 3]
+    assert pages_to_read(budgets, 8, 16, 0).tolist() == [0, 2, 7, 0]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_per_query_head_pages_match_the_reference_selection_on_a_gqa_cache(seed):
+    g = torch.Generator().manual_seed(seed)
+    keys = torch.randn(1, 2, 64, 8, generator=g)  # a GQA layer: 2 KV heads
+    query = torch.randn(1, 4, 8, generator=g)  # 4 query heads
+    mins, maxs = page_bounds(keys, 8)
+    bound = upper_bound(query.reshape(1, 2, 2, 8), mins, maxs).flatten(1, 2)  # (B, Hq, pages)
+    mask = select_tokens(bound, torch.full((4,), 3), 64, 8, recent=64)
+    ref = _reference_pages(query, keys, 8, 20)  # budget 20 < 3 pages of 8: the minimum of 3 applies
+    for h in range(4):
+        pages = set((mask[0, h].nonzero()[:, 0] // 8).tolist())
+        assert pages == ref[0][h]
+
+
+def test_quest_reads_the_first_two_layers_densely_by_default(gqa_model):
+    assert KVPress("quest", budget=24).dense_layers == 2
+    assert KVPress("headkv+quest", budget=24, head_scores=np.ones((2, 4))).dense_layers == 0
+    torch.manual_seed(1)
+    ids = torch.randint(1, 64, (1, 90))
+    press = KVPress("quest", budget=24, page_size=8)  # the model has 2 layers: both dense, identical to full
+    out = _gen(gqa_model, ids, torch.ones_like(ids), press)
+    ref = _gen(gqa_model, ids, torch.ones_like(ids))
+    assert torch.equal(out.sequences, ref.sequences)
+    assert press.last_cache.reads["attended"] == press.last_cache.reads["context"]
+    one = KVPress("quest", budget=24, page_size=8, dense_layers=1)
+    _gen(gqa_model, ids, torch.ones_like(ids), one)
+    assert one.last_cache.reads["attended"] < one.last_cache.reads["context"]

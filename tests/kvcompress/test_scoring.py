@@ -10,6 +10,8 @@ from toolkit.kvcompress.scoring import (
     copy_step_scores,
     load_scores,
     mass_step_scores,
+    needle_topk_step_scores,
+    qa_f1,
     rouge1_recall,
     save_scores,
     score_heads,
@@ -39,6 +41,22 @@ def test_mass_step_scores_sum_over_support_sentences():
     attn[0, 1, 9] = 1.0
     got = mass_step_scores(attn, [(1, 3), (5, 8)], answer_len=2)
     assert np.allclose(got, [[0.5, 0.0]])
+
+
+def test_reference_r2_step_takes_each_heads_top_needle_length_positions():
+    # needle = tokens 1-2 and 5 (|needle| = 3): each head's top-3 positions; those inside add weight / 3
+    attn = np.zeros((1, 3, 8))
+    attn[0, 0, [1, 2, 5]] = [0.3, 0.3, 0.3]  # all top-3 inside: 0.9 / 3
+    attn[0, 1, [0, 1, 7]] = [0.5, 0.2, 0.25]  # top-3 = 0, 7, 1: only 1 inside: 0.2 / 3
+    attn[0, 2, [0, 3, 4, 5]] = [0.4, 0.3, 0.2, 0.1]  # 5 is 4th: outside the top-3, nothing
+    got = needle_topk_step_scores(attn, [(1, 3), (5, 6)])
+    assert np.allclose(got, [[0.3, 0.2 / 3, 0.0]])
+
+
+def test_qa_f1_is_token_f1():
+    assert qa_f1(["v1", "v2", "v9"], ["v1", "v2", "v3"]) == pytest.approx(2 / 3)
+    assert qa_f1(["v1"], ["v1", "v2", "v3", "v4"]) == pytest.approx(0.4)  # P 1, R 1/4
+    assert qa_f1([], ["v1"]) == 0.0
 
 
 def test_rouge1_recall():
@@ -92,11 +110,12 @@ def test_scores_roundtrip_and_heatmap(tmp_path):
     assert np.allclose(load_scores(path)["scores"], res.scores)
 
 
-def test_real_scoring_on_a_tiny_model(task_model_dir):
+@pytest.mark.parametrize("method", ["r2", "r2-mass"])
+def test_real_scoring_on_a_tiny_model(task_model_dir, method):
     from toolkit.kvcompress.loading import load_model
 
     model, _ = load_model(task_model_dir)
-    res = score_heads(model, "r2", lengths=(96,), depths=(0.5,), trials=2, seed=1)
+    res = score_heads(model, method, lengths=(96,), depths=(0.5,), trials=2, seed=1)
     assert res.scores.shape == (2, 4) and res.trials == 2
     assert np.all(res.scores >= 0)
 

@@ -15,7 +15,8 @@ from toolkit.kvcompress.tasks import TASKS, make_example
 
 _ASSETS = asset_path("kvcompress")
 DEFAULT_MODEL = str(_ASSETS / "model")
-DEFAULT_SCORES = {"retrieval": str(_ASSETS / "scores-retrieval.json"), "r2": str(_ASSETS / "scores-r2.json")}
+DEFAULT_SCORES = {"retrieval": str(_ASSETS / "scores-retrieval.json"), "r2": str(_ASSETS / "scores-r2.json"),
+                  "r2-mass": str(_ASSETS / "scores-r2-mass.json")}
 
 
 def __getattr__(name):  # torch-dependent parts load lazily

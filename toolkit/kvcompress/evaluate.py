@@ -151,8 +151,10 @@ def mask_experiment(model, scores: np.ndarray, examples: list[Example], ks=(1, 2
 
 def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None, window: int = 8,
               kernel: int = 7, beta: float = 1.2, on_row=None, pin_support: bool = False,
-              page_size: int = 16, run=None) -> list[dict]:
+              page_size: int = 16, run=None, quest: dict | None = None) -> list[dict]:
     """Accuracy and KV memory held for every (method, budget); `full` is evaluated once.
+
+    `quest` holds KVPress's page options besides the page size (min_pages, dense_layers, gqa).
 
     `run(press, pinned)` (default: greedy accuracy on `examples`) returns one dict per example with
     "task", "correct" (a score in [0, 1]), "length" and the cache statistics of generate_words.
@@ -164,7 +166,7 @@ def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None
     for method in methods:
         for budget in ([0] if method == "full" else budgets):
             press = KVPress(method, budget=budget if method != "full" else 10**9, window=window, kernel=kernel,
-                            head_scores=head_scores, beta=beta, page_size=page_size)
+                            head_scores=head_scores, beta=beta, page_size=page_size, **(quest or {}))
             pinned = pin_support and method != "full"  # the full cache keeps everything anyway
             t0 = time.perf_counter()
             per = run(press, pinned)
@@ -180,6 +182,9 @@ def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None
             steps = max(reads["steps"], 1)
             row = {"method": method, "budget": None if method == "full" else budget, "accuracy": acc,
                    "page_size": page_size if method in PAGE_METHODS else None,
+                   **({"min_pages": press.min_pages, "dense_layers": press.dense_layers, "gqa_select": press.gqa}
+                      if method in PAGE_METHODS else {}),
+                   "beta": beta if method.startswith("headkv") else None,
                    "by_task": by_task, "answer_held_by_task": held, "pinned_support": pinned, "kv_bytes_mean": kv,
                    "kv_fraction": None if not full_bytes else kv / full_bytes,
                    "holds_full_context": bool(kv >= full_bytes), "page_meta_bytes_mean":

@@ -149,7 +149,11 @@ class KVPress:
     pyramid_beta: float = 20.0
     floor_ratio: float = 0.2
     page_size: int = 16  # tokens per page (quest)
-    dense_layers: int = 0  # the first layers read every page (quest)
+    min_pages: int = 3  # every head reads at least this many pages (the reference's max(3, budget // page))
+    # the first layers read every page; None: the reference's 2 for quest, 0 for headkv+quest (HeadKV's
+    # allocation already gives each head of every layer its budget)
+    dense_layers: int | None = None
+    gqa: str = "query"  # page selection per query head (the reference) or per KV head ("kv")
     pinned: tuple = ()  # prompt positions every head keeps first (an oracle for diagnostics)
     last_cache: object = field(default=None, repr=False)
 
@@ -162,6 +166,14 @@ class KVPress:
             raise InputError(f"{self.method} needs head scores (run `reason kvcompress score` first)")
         if self.page_size < 1:
             raise InputError(f"page size {self.page_size} must be >= 1")
+        if self.min_pages < 0:
+            raise InputError(f"minimum pages {self.min_pages} must be >= 0")
+        if self.gqa not in ("query", "kv"):
+            raise InputError(f"page selection '{self.gqa}': expected query or kv")
+        if self.dense_layers is None:
+            self.dense_layers = 2 if self.method == "quest" else 0
+        if self.dense_layers < 0:
+            raise InputError(f"dense layers {self.dense_layers} must be >= 0")
         self._budgets = None
         self._valid = None  # (B, prompt length) bool: real tokens of a left-padded batch
 
@@ -212,7 +224,8 @@ class KVPress:
         """One decode step over selected pages, or None when every head's budget covers the context."""
         import torch
 
-        from toolkit.kvcompress.quest import PageIndex, select_tokens, sparse_decode_attention, upper_bound
+        from toolkit.kvcompress.quest import (PageIndex, pages_to_read, select_tokens, sparse_decode_attention,
+                                              upper_bound)
 
         keys, values = layer.keys, layer.values
         n_rows, n_kv, seen, d = keys.shape
@@ -223,12 +236,19 @@ class KVPress:
             layer.pages = PageIndex(self.page_size)
         layer.pages.refresh(keys)
         q = query[:, :, -1].reshape(n_rows, n_kv, -1, d)
-        bound = upper_bound(q, layer.pages.mins, layer.pages.maxs).sum(2)  # (B, H, pages): group-summed bound
+        group = q.shape[2]
+        bound = upper_bound(q, layer.pages.mins, layer.pages.maxs)  # (B, H, group, pages)
+        n_pages = pages_to_read(budgets, self.window, self.page_size, self.min_pages)
+        if self.gqa == "query" and group > 1:  # each query head its own pages, under its KV head's budget
+            bound, n_pages = bound.flatten(1, 2), n_pages.repeat_interleave(group)
+        else:
+            bound = bound.sum(2)
         valid = self.valid_columns(n_rows, seen)
         # like the prefill methods, every head keeps the prompt's window and what has been generated since
         recent = max(layer.prompt_length - self.window, 0)
-        mask = select_tokens(bound, (budgets - self.window) // self.page_size, seen, self.page_size, recent, valid)
-        attended = int(mask.sum())
+        mask = select_tokens(bound, n_pages, seen, self.page_size, recent, valid)
+        # a kernel loads each KV head's tokens once for all the query heads that read them
+        attended = int(mask.reshape(n_rows, n_kv, -1, seen).any(2).sum())
         elem = keys.element_size()
         cache.account(layer_idx, attended, self.context_entries(layer), attended * 2 * d * elem,
                       layer.pages.nbytes())

@@ -4,9 +4,11 @@ The whole cache stays (it is the slow-memory copy); it is cut into pages of P to
 keeps two vectors, the per-channel minimum m and maximum M of its keys. For a query q, no key k in
 the page can give more than
     U(q, page) = sum_i max(q_i * m_i, q_i * M_i)   >= q . k
-so each KV head scores its pages by U (summed over the query heads that share it), and attention
-reads only the top-scoring pages that fit the head's token budget, besides the tokens every method
-keeps: the last `window` prompt tokens and the tokens generated so far.
+so each query head scores the pages by U and reads its own top-scoring pages (as the reference
+implementation does after repeat_kv; `gqa="kv"` instead sums U over the query heads that share a KV
+head and reads one set per KV head), besides the tokens every method keeps: the last `window` prompt
+tokens and the tokens generated so far. As in the reference, a head reads at least `min_pages` pages
+(max(3, budget // page) there) and the first `dense_layers` layers read everything.
 """
 
 from __future__ import annotations
@@ -59,6 +61,12 @@ class PageIndex:
         return 2 * self.mins.numel() * self.mins.element_size()
 
 
+def pages_to_read(budgets: torch.Tensor, window: int, page: int, min_pages: int) -> torch.Tensor:
+    """Pages each head reads besides the window: its selected-token budget in whole pages, at least
+    `min_pages` (the reference reads max(3, budget // page); here the window is read on top)."""
+    return ((budgets - window) // page).clamp(min=min_pages)
+
+
 def select_tokens(bound: torch.Tensor, n_pages: torch.Tensor, length: int, page: int, recent: int,
                   valid: torch.Tensor | None = None) -> torch.Tensor:
     """Attended-token mask (B, H, L): every token from column `recent` on, then, per head, its n_pages[h]
@@ -95,10 +103,15 @@ def sparse_decode_attention(query: torch.Tensor, keys: torch.Tensor, values: tor
                             scaling: float, softcap: float | None = None) -> torch.Tensor:
     """One decode step reading only the masked tokens: query (B, Hq, 1, D), keys (B, H, L, D) -> (B, 1, Hq, D).
 
+    `mask` is (B, H, L) (one selection per KV head) or (B, Hq, L) (one per query head).
+
     The selected keys and values are gathered per head (padded to the head with the most), which is
     the data a paged kernel would move; the other tokens are never touched.
     """
     b, hq, _, d = query.shape
+    if mask.shape[1] == hq and keys.shape[1] != hq:  # one selection per query head: each reads its own pages
+        group = hq // keys.shape[1]
+        keys, values = keys.repeat_interleave(group, 1), values.repeat_interleave(group, 1)
     h = keys.shape[1]
     g = hq // h
     counts = mask.sum(-1)  # (B, H)

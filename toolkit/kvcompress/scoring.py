@@ -5,10 +5,15 @@ depths, decode greedily; at each step, a head "copies" when its top-1 attended p
 the needle and the token there equals the generated token. Each copy adds 1/|answer| to the head.
 Trials count only when the answer's ROUGE-1 recall exceeds 0.5; scores are averaged over them.
 
-R2 score (HeadKV): on two-hop trials with distractor needles and an explicit reasoning step, each
-decoding step that emits a content word of the answer (a key of the reasoning step or a value) adds
-to a head the attention mass it puts on the answer-path sentences (the fact and the link), divided by
-the number of content words; same filtering and averaging.
+R2 score (HeadKV, Important_Head/retrieval_head_detection_r2.py): on two-hop trials with distractor
+needles and an explicit reasoning step, at every decoding step each head takes its top-|needle| attended
+positions (the needle being the answer-path sentences, the fact and the link); each one inside the needle
+adds its attention weight / |needle| to the head. A trial counts when the answer's QA-F1 exceeds 0.5;
+scores are averaged over the trials that count.
+
+R2-mass (`r2-mass`, this project's variant): each step that emits a content word of the answer (a key of
+the reasoning step or a value) adds the attention mass the head puts on the answer-path sentences,
+divided by the number of content words; trials count by ROUGE-1 recall > 0.5.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from toolkit.kvcompress.tasks import KEYS, VALUES, WORD_ID, Example, decode, mak
 CONTENT = set(KEYS) | set(VALUES)
 
 RETRIEVAL_THRESHOLD = 0.1
+SCORE_METHODS = ("retrieval", "r2", "r2-mass")
 
 
 def rouge1_recall(generated: list[str], reference: list[str]) -> float:
@@ -58,6 +64,30 @@ def mass_step_scores(attn: np.ndarray, spans: list[tuple[int, int]], answer_len:
     for lo, hi in spans:
         total += attn[..., lo:hi].sum(-1)
     return total / answer_len
+
+
+def needle_topk_step_scores(attn: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:
+    """Reference R2 contribution of one step: per head, the weights of its top-|needle| positions that lie in
+    the needle (the union of `spans`), divided by |needle|."""
+    inside = np.zeros(attn.shape[-1], dtype=bool)
+    for lo, hi in spans:
+        inside[lo:hi] = True
+    n = int(inside.sum())
+    if n == 0:
+        return np.zeros(attn.shape[:-1])
+    k = min(n, attn.shape[-1])
+    top = np.argsort(-attn, axis=-1, kind="stable")[..., :k]
+    weights = np.take_along_axis(attn, top, axis=-1)
+    return (weights * inside[top]).sum(-1) / n
+
+
+def qa_f1(generated: list[str], reference: list[str]) -> float:
+    """Token-level F1 of the answer words (LongBench / SQuAD qa_f1_score on pre-split words)."""
+    common = sum((Counter(generated) & Counter(reference)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(generated), common / len(reference)
+    return 2 * precision * recall / (precision + recall)
 
 
 def decode_with_attention(model, prompt_ids: list[int], max_new: int):
@@ -109,8 +139,8 @@ class HeadScores:
 
 def score_heads(model, method: str = "retrieval", lengths=(256, 512, 1024), depths=(0.1, 0.3, 0.5, 0.7, 0.9),
                 trials: int = 2, seed: int = 0, progress=None) -> HeadScores:
-    """Score every (layer, query head) with `method` ('retrieval' or 'r2') over the length x depth grid."""
-    if method not in ("retrieval", "r2"):
+    """Score every (layer, query head) with `method` (one of SCORE_METHODS) over the length x depth grid."""
+    if method not in SCORE_METHODS:
         raise ValueError(f"unknown scoring method {method!r}")
     cfg = model.config
     total = np.zeros((cfg.num_hidden_layers, cfg.num_attention_heads))
@@ -148,9 +178,13 @@ def _score_trial(model, ex: Example, method: str) -> tuple[np.ndarray, bool]:
         generated.append(word)
         if method == "retrieval":
             contrib += copy_step_scores(attn, prompt_ids, token, ex.answer_span, answer_len)
+        elif method == "r2":
+            contrib += needle_topk_step_scores(attn, ex.support)
         elif word in content:
             contrib += mass_step_scores(attn, ex.support, answer_len)
     reference = ex.answer[:-1]
+    if method == "r2":
+        return contrib, qa_f1(generated, reference) > 0.5
     return contrib, rouge1_recall(generated, reference) > 0.5
 
 
