@@ -119,9 +119,7 @@ def score(
     from toolkit.core.paths import check_writable
     from toolkit.core.records import dumps, make_record
     from toolkit.kvcompress.loading import load_model, parse_floats, parse_ints
-    from toolkit.kvcompress.scoring import save_scores, score_heads
-
-    from toolkit.kvcompress.scoring import SCORE_METHODS
+    from toolkit.kvcompress.scoring import SCORE_METHODS, save_scores, score_heads
 
     if method not in SCORE_METHODS:
         raise InputError(f"--method {method}: expected one of {', '.join(SCORE_METHODS)}")

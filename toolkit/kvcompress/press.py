@@ -224,8 +224,13 @@ class KVPress:
         """One decode step over selected pages, or None when every head's budget covers the context."""
         import torch
 
-        from toolkit.kvcompress.quest import (PageIndex, pages_to_read, select_tokens, sparse_decode_attention,
-                                              upper_bound)
+        from toolkit.kvcompress.quest import (
+            PageIndex,
+            pages_to_read,
+            select_tokens,
+            sparse_decode_attention,
+            upper_bound,
+        )
 
         keys, values = layer.keys, layer.values
         n_rows, n_kv, seen, d = keys.shape
