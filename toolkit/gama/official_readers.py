@@ -119,9 +119,11 @@ class RunFile:
             n = self.get("player_num", int)
         else:
             data = self.data["player_data"]
-            n = len(data) if isinstance(data, list) and data else OFFICIAL_PLAYERS
-            self.bend("meta", f"'player_num' missing; {n} players" +
-                      (" (the length of player_data)" if n != OFFICIAL_PLAYERS or data else " (the official default)"))
+            if isinstance(data, list) and data:
+                n, how = len(data), "the length of player_data"
+            else:
+                n, how = OFFICIAL_PLAYERS, "the official default"
+            self.bend("meta", f"'player_num' missing; {n} players ({how})")
         if n < 2:
             raise self.fail("meta.player_num", f"expected at least 2 players, got {n}")
         return n
