@@ -90,7 +90,14 @@ def _execute(jobs, out, resume, workers, ray, description):
 def _show(results, group=("players", "variant")):
     from toolkit.core import console
     from toolkit.gama import summarize
-    from toolkit.gama.report import leaderboard_table, seat_table, substitution_note, variant_table
+    from toolkit.gama.report import (
+        few_runs_note,
+        leaderboard_table,
+        normalised_note,
+        seat_table,
+        substitution_note,
+        variant_table,
+    )
 
     summaries = summarize(results, group)
     defaults = [s for s in summaries if s["variant"] == "default"]
@@ -109,6 +116,12 @@ def _show(results, group=("players", "variant")):
     note = substitution_note(results)
     if note:
         console.warn(note)
+    few = few_runs_note(defaults)
+    if few:
+        console.warn(few)
+    bent = normalised_note(results)
+    if bent:
+        console.info(bent)
     return summaries
 
 
@@ -311,6 +324,9 @@ def import_(
     scoring: ScoringOpt = "official",
     seed: SeedOpt = None,
     out: OutOpt = None,
+    model: Annotated[str | None, typer.Option(
+        "--model", help="Model name for files that name none (no file-name prefix, no meta.models). Without it "
+                        "they take the one model the other files name, else the folder's name.")] = None,
     skip_bad: Annotated[bool, typer.Option("--skip-bad", help="Skip unreadable run files, count and report "
                                                               "them.")] = False,
 ):
@@ -318,22 +334,30 @@ def import_(
 
     The recorded actions are replayed through this project's rules and scored by its formulas. The
     leaderboard's runs (v1, runs 1-5, implicit bar, first-price auction) form the "default" variant.
+    Files are read with the official analysis's tolerance (a missing meta key takes the official
+    default, a diner answer other than 'cheap' counts as costly, ...); each record lists what was read
+    that way in its 'normalised' field, and stderr counts them.
 
     Example: reason gama import ../shared/gama-official/llama-3.1-8b | reason gama report
     """
     from cli.common import open_writer
     from toolkit.core import console
-    from toolkit.gama.official import import_folder
+    from toolkit.gama.official import describe_normalised, import_folder
 
     _guess_scoring(scoring)  # a bad --scoring fails here, before any output
     bad: list[str] = []
+    bent: list[dict] = []
     with open_writer(out) as writer:
         for record in import_folder(folder, skip_bad=skip_bad, on_bad=bad.append, guess_scoring=scoring,
-                                    seed=seed_or_global(seed)):
+                                    seed=seed_or_global(seed), model=model, on_warning=console.warn):
             writer.write(record)
+            bent.append({"normalised": record["normalised"]})
         count = writer.count
     if bad:
         console.warn(f"skipped {len(bad)} bad run file(s): " + "; ".join(bad[:5]))
+    note = describe_normalised(bent)
+    if note:
+        console.info(note)
     console.info(f"imported {count} run(s) from {folder}")
 
 

@@ -131,6 +131,8 @@ def test_import_pipes_into_report_flags_substitutions_and_bad_files_are_one_line
     assert next(s for s in summaries if s["players"] == "llm")["substituted_runs"] == 1
     assert "Overall" in rep.stderr and "price=second" in rep.stderr
     assert "1 of 12 runs include actions substituted at random" in rep.stderr and "guess run 0" in rep.stderr
+    # one run per game: the table says so and the report warns that the official figure rests on 5
+    assert "runs/game" in rep.stderr and "fewer runs than the official 5" in rep.stderr
     (root / "pirate_game" / "tiny_pirate_game_v1_2.json").write_text('{"meta": {}, "round_records": []}')
     bad = reason("gama", "import", str(root))
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
@@ -138,3 +140,19 @@ def test_import_pipes_into_report_flags_substitutions_and_bad_files_are_one_line
     skipped = reason("gama", "import", str(root), "--skip-bad")
     assert skipped.returncode == 0 and len(records(skipped.stdout)) == 11
     assert "skipped 1 bad run file(s)" in skipped.stderr
+
+
+def test_import_names_unnamed_files_and_counts_normalisations(reason, tmp_path):
+    from tests.gama.official_fixtures import FIXTURES
+
+    root = tmp_path / "raw" / "diner_dilemma"
+    root.mkdir(parents=True)
+    data = json.loads(json.dumps(FIXTURES["diner_dilemma/tiny_diner_dilemma_v1_1.json"]))
+    data["round_records"][0]["responses"][1] = "costly_dish"
+    (root / "diner_dilemma_v1_1.json").write_text(json.dumps(data))  # no model prefix, no meta.models
+    out = reason("gama", "import", str(tmp_path / "raw"), "--model", "my-model")
+    assert out.returncode == 0, out.stderr
+    (rec,) = records(out.stdout)
+    assert rec["players"] == "my-model" and rec["score"] == pytest.approx(400 / 6)
+    assert [n.split(":")[0] for n in rec["normalised"]] == ["model", "answers"]
+    assert "normalised 2 value(s) in 1 of 1 run(s)" in " ".join(out.stderr.split())

@@ -63,6 +63,8 @@ def test_records_carry_game_params_actions_and_variants(imported):
                              "mode": "implicit"}
     assert bar["actions"] == [{"responses": ["go", "go", "go"]}, {"responses": ["go", "stay", "stay"]}]
     assert bar["variant"] == "default" and bar["run"] == 1 and bar["substituted"] == [0, 0, 0]
+    # files that follow the official layout to the letter need no normalisation
+    assert all(r["normalised"] == [] for r in imported.values())
     variants = {r["variant"] for r in imported.values()}
     assert variants == {"default", "mode=explicit", "price=second", "run=v1_g0"}
     assert imported["pirate_game/tiny_pirate_game_v1_g0.json"]["params"]["golds"] == 4
@@ -93,15 +95,18 @@ def _broken(tmp_path, rel, change):
 
 @pytest.mark.parametrize(("rel", "change", "needle"), [
     ("divide_dollar/tiny_divide_dollar_v1_1.json", lambda d: d.pop("round_records"), "missing key 'round_records'"),
-    ("divide_dollar/tiny_divide_dollar_v1_1.json", lambda d: d["meta"].pop("golds"), "meta.golds: missing key"),
+    ("divide_dollar/tiny_divide_dollar_v1_1.json", lambda d: d["meta"].update(golds="lots"),
+     "meta.golds: expected a int, got 'lots'"),
     ("divide_dollar/tiny_divide_dollar_v1_1.json", lambda d: d["round_records"][1]["responses"].pop(),
      "round_records[1].responses: expected 3 entries, got 2"),
     ("pirate_game/tiny_pirate_game_v1_1.json", lambda d: d["round_records"][1]["gold_distribution"].append(0),
      "round_records[1].gold_distribution: expected 3 entries, got 4"),
     ("battle_royale/tiny_battle_royale_v1_1.json", lambda d: d["round_records"][0].pop("shot_player"),
      "round_records[0].shot_player: missing key"),
-    ("diner_dilemma/tiny_diner_dilemma_v1_1.json", lambda d: d["round_records"][0]["responses"].__setitem__(1, "x"),
+    ("divide_dollar/tiny_divide_dollar_v1_1.json", lambda d: d["round_records"][0]["responses"].__setitem__(1, "x"),
      "round_records[0].responses[1]: unreadable value 'x'"),
+    ("battle_royale/tiny_battle_royale_v1_1.json", lambda d: d["round_records"][0].update(shot_player="player_x"),
+     "round_records[0].shot_player: expected a seat number or null"),
 ])
 def test_bad_files_name_the_file_and_the_key(tmp_path, rel, change, needle):
     path = _broken(tmp_path, rel, change)

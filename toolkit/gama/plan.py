@@ -82,10 +82,13 @@ def summarize(results: list[dict], group: tuple[str, ...] = ("players", "variant
     table: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     seats: dict[tuple, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     flagged: dict[tuple, int] = defaultdict(int)
+    bent: dict[tuple, int] = {}  # imported groups only: runs read with the official tolerance
     for r in results:
         key = tuple(r[g] for g in group)
         table[key][r["game"]].append(r["score"])
         flagged[key] += has_substitutions(r)
+        if "normalised" in r:
+            bent[key] = bent.get(key, 0) + bool(r["normalised"])
         for kind, value in (r.get("by_player") or {}).items():
             if value is not None:
                 seats[key][r["game"]][kind].append(value)
@@ -101,7 +104,8 @@ def summarize(results: list[dict], group: tuple[str, ...] = ("players", "variant
                                by_player={g: {k: float(np.mean(v)) for k, v in kinds.items()}
                                           for g, kinds in seats[key].items()},
                                overall=float(np.mean(list(per_game.values()))) if complete else None,
-                               substituted_runs=flagged[key]))
+                               substituted_runs=flagged[key],
+                               **({"normalised_runs": bent[key]} if key in bent else {})))
     return out
 
 

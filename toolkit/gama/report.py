@@ -9,6 +9,8 @@ import numpy as np
 
 from toolkit.gama.games import GAMES
 
+OFFICIAL_RUNS = 5  # runs per game behind each published leaderboard score
+
 SHORT = {"guess": "Guessing", "bar": "Bar", "dollar": "Dollar", "goods": "Goods", "diner": "Diner",
          "auction": "Auction", "battle": "Battle", "pirate": "Pirate"}
 
@@ -35,11 +37,44 @@ def leaderboard_table(summaries: list[dict]):
     flag = any(s.get("substituted_runs") for s in summaries)
     if flag:
         table.add_column("runs with substitutions", justify="right")
+    table.add_column("runs/game", justify="right")
     for s in sorted(summaries, key=order):
         overall = f"{s['overall']:.1f}" if s["overall"] is not None else "-"
-        cells = [f"{s['games'][g]:.1f}" if g in s["games"] else "-" for g in games]
-        table.add_row(row_label(s), overall, *cells, *([str(s.get("substituted_runs", 0))] if flag else []))
+        runs = s.get("runs", {})
+        usual = max(runs.values(), default=0)
+        cells = [_cell(s["games"][g], runs.get(g, usual), usual) if g in s["games"] else "-" for g in games]
+        counts = sorted(set(runs.values()))
+        span = str(usual) if len(counts) <= 1 else f"{counts[0]}-{counts[-1]}"
+        table.add_row(row_label(s), overall, *cells, *([str(s.get("substituted_runs", 0))] if flag else []), span)
     return table
+
+
+def _cell(score: float, runs: int, usual: int) -> str:
+    """A score, with its number of runs when that differs from the row's other games."""
+    return f"{score:.1f}" if runs == usual else f"{score:.1f} ({runs})"
+
+
+def few_runs_note(summaries: list[dict], official: int = OFFICIAL_RUNS) -> str | None:
+    """A warning naming the games scored from fewer runs than the official 5, or None."""
+    short = []
+    for s in summaries:
+        few = [f"{SHORT[g]} {n}" for g, n in s.get("runs", {}).items() if n < official]
+        if few:
+            short.append(f"{row_label(s)}: {', '.join(few)}")
+    if not short:
+        return None
+    more = f" and {len(short) - 5} more rows" if len(short) > 5 else ""
+    return (f"fewer runs than the official {official} behind some scores (runs per game): "
+            + "; ".join(short[:5]) + more)
+
+
+def normalised_note(results: list[dict]) -> str | None:
+    """How many imported runs were read with the official analysis's tolerance, or None."""
+    bent = [r for r in results if r.get("normalised")]
+    if not bent:
+        return None
+    return (f"{len(bent)} of {len(results)} runs were imported with normalisations (read the way the official "
+            "analysis reads them); see each record's 'normalised' field")
 
 
 def substitution_note(results: list[dict]) -> str | None:

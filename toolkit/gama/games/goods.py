@@ -24,8 +24,8 @@ class Goods(Game):
     def validate(self):
         from toolkit.core.errors import InputError
 
-        if self.p["tokens"] < 1 or self.p["multiplier"] <= 0:
-            raise InputError("goods: 'tokens' must be >= 1 and 'multiplier' > 0")
+        if self.p["tokens"] < 1 or self.p["multiplier"] < 0:
+            raise InputError("goods: 'tokens' must be >= 1 and 'multiplier' >= 0")
 
     def play_round(self, k, ask):
         given = self.simultaneous(k, "contribute", ask)

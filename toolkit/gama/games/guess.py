@@ -29,8 +29,8 @@ class Guess(Game):
 
         if self.p["max"] <= self.p["min"]:
             raise InputError("guess: parameter 'max' must be greater than 'min'")
-        if self.p["ratio"] <= 0:
-            raise InputError("guess: parameter 'ratio' must be positive")
+        if self.p["ratio"] < 0:
+            raise InputError("guess: parameter 'ratio' must not be negative")
 
     def play_round(self, k, ask):
         choices = self.simultaneous(k, "number", ask)

@@ -77,14 +77,18 @@ class Pirate(Game):
         proposer = aboard[0]
         plan = ask(Decision("propose", proposer, k, {"aboard": aboard}))
         votes = {proposer: True}
+        neither = set()  # votes read from a file as neither accept nor reject: not a yes, never correct
         for rank, seat in enumerate(aboard[1:], start=1):
-            votes[seat] = bool(ask(Decision("vote", seat, k, {"aboard": aboard, "plan": plan, "share": plan[rank],
-                                                              "proposer": proposer})))
+            vote = ask(Decision("vote", seat, k, {"aboard": aboard, "plan": plan, "share": plan[rank],
+                                                  "proposer": proposer}))
+            votes[seat] = bool(vote)
+            if vote is None:
+                neither.add(seat)
         yes = sum(votes.values())
         accepted = yes >= n / 2
         best = spe_plan(n, 100)
-        correct = {seat: votes[seat] == scoring.pirate_vote(rank, plan[rank]) for rank, seat in enumerate(aboard)
-                   if rank > 0}
+        correct = {seat: seat not in neither and votes[seat] == scoring.pirate_vote(rank, plan[rank])
+                   for rank, seat in enumerate(aboard) if rank > 0}
         outcome = {"round": k, "proposer": proposer, "aboard": aboard, "plan": list(plan), "spe_plan": list(best),
                    "l1": scoring.pirate_l1(plan, g, best),
                    "votes": {str(s): v for s, v in votes.items()},
