@@ -24,6 +24,9 @@ MinPagesOpt = Annotated[int, typer.Option(
 DenseLayersOpt = Annotated[int | None, typer.Option(
     "--dense-layers", min=0, help="Quest: the first N layers read the whole cache (default: the reference's 2 "
     "for quest, 0 for headkv+quest, whose allocation budgets every layer's heads).")]
+PageMetaOpt = Annotated[str, typer.Option(
+    "--page-meta", help="Quest page bounds stored as the keys are (keys, the reference) or in bfloat16/float16, "
+    "rounded outward so the bound still holds.")]
 GqaSelectOpt = Annotated[str, typer.Option(
     "--gqa-select", help="Quest pages per query head (query, the reference) or one set per KV head (kv).")]
 
@@ -182,10 +185,11 @@ def needle(
     lengths: Annotated[str, typer.Option("--lengths", help="Context lengths (tokens).")] = "256,512,1024,2048",
     depths: Annotated[str, typer.Option("--depths", help="Needle depths in [0, 1].")] = "0,0.25,0.5,0.75,1",
     trials: Annotated[int, typer.Option("--trials", min=1, help="Needles per cell.")] = 4,
-    page_size: PageSizeOpt = 16,
+    page_size: PageSizeOpt = 8,
     min_pages: MinPagesOpt = 3,
     dense_layers: DenseLayersOpt = None,
     gqa_select: GqaSelectOpt = "query",
+    page_meta: PageMetaOpt = "bfloat16",
     heatmap: Annotated[Path, typer.Option("--heatmap", help="PNG to write.")] = Path("needle.png"),
     attn: AttnOpt = "sdpa",
     device: DeviceOpt = "cpu",
@@ -215,7 +219,8 @@ def needle(
     check_writable(heatmap)
     head_scores = load_scores(scores or DEFAULT_SCORES["retrieval"])["scores"] if method.startswith("headkv") else None
     press = KVPress(method, budget=budget if method != "full" else 10**9, head_scores=head_scores,
-                    page_size=page_size, min_pages=min_pages, dense_layers=dense_layers, gqa=gqa_select)
+                    page_size=page_size, min_pages=min_pages, dense_layers=dense_layers, gqa=gqa_select,
+                    page_meta=page_meta)
     lm, _ = load_model(model or _default_model(), attn, device)
     with open_writer(out) as writer:
         def on_cell(length, depth, acc, rows):
@@ -255,10 +260,11 @@ def evaluate(
     window: Annotated[int, typer.Option("--window", min=1)] = 8,
     kernel: Annotated[int, typer.Option("--kernel", min=1)] = 7,
     beta: Annotated[float, typer.Option("--beta", help="HeadKV pool split: each head keeps base - base//beta.")] = 1.2,
-    page_size: PageSizeOpt = 16,
+    page_size: PageSizeOpt = 8,
     min_pages: MinPagesOpt = 3,
     dense_layers: DenseLayersOpt = None,
     gqa_select: GqaSelectOpt = "query",
+    page_meta: PageMetaOpt = "bfloat16",
     pin_support: Annotated[bool, typer.Option(
         "--pin-support", help="Oracle diagnostic: every head keeps the answer path's sentences first (within "
         "its budget), to tell what selection loses from what the budget loses.")] = False,
@@ -334,7 +340,8 @@ def evaluate(
 
         rows = eval_grid(lm, examples, wanted, budget_list, head_scores, window, kernel, beta,
                          on_row=on_row, pin_support=pin_support, page_size=page_size, run=run,
-                         quest={"min_pages": min_pages, "dense_layers": dense_layers, "gqa": gqa_select})
+                         quest={"min_pages": min_pages, "dense_layers": dense_layers, "gqa": gqa_select,
+                                "page_meta": page_meta})
     console.console.print(table)
     if bad.report():
         console.warn(bad.report())

@@ -181,3 +181,22 @@ def test_quest_reads_the_first_two_layers_densely_by_default(gqa_model):
     one = KVPress("quest", budget=24, page_size=8, dense_layers=1)
     _gen(gqa_model, ids, torch.ones_like(ids), one)
     assert one.last_cache.reads["attended"] < one.last_cache.reads["context"]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_narrow_page_bounds_round_outward_and_stay_upper_bounds(dtype):
+    from toolkit.kvcompress.quest import round_outward
+
+    g = torch.Generator().manual_seed(7)
+    keys = torch.randn(2, 2, 40, 16, generator=g) * 3
+    q = torch.randn(2, 2, 3, 16, generator=g)
+    mins, maxs = page_bounds(keys, 8)
+    lo, hi = round_outward(mins, maxs, dtype)
+    assert lo.dtype == dtype and (lo.float() <= mins).all() and (hi.float() >= maxs).all()
+    bound = upper_bound(q, lo, hi)
+    dots = torch.einsum("bhgd,bhld->bhgl", q, keys)
+    for p in range(bound.shape[-1]):
+        assert (bound[..., p] >= dots[..., p * 8:(p + 1) * 8].amax(-1)).all()
+    index = PageIndex(8, dtype)
+    index.refresh(keys)
+    assert index.nbytes() == 2 * lo.numel() * 2  # half the float32 metadata

@@ -151,7 +151,7 @@ def mask_experiment(model, scores: np.ndarray, examples: list[Example], ks=(1, 2
 
 def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None, window: int = 8,
               kernel: int = 7, beta: float = 1.2, on_row=None, pin_support: bool = False,
-              page_size: int = 16, run=None, quest: dict | None = None) -> list[dict]:
+              page_size: int = 8, run=None, quest: dict | None = None) -> list[dict]:
     """Accuracy and KV memory held for every (method, budget); `full` is evaluated once.
 
     `quest` holds KVPress's page options besides the page size (min_pages, dense_layers, gqa).
@@ -182,7 +182,8 @@ def eval_grid(model, examples: list[Example], methods, budgets, head_scores=None
             steps = max(reads["steps"], 1)
             row = {"method": method, "budget": None if method == "full" else budget, "accuracy": acc,
                    "page_size": page_size if method in PAGE_METHODS else None,
-                   **({"min_pages": press.min_pages, "dense_layers": press.dense_layers, "gqa_select": press.gqa}
+                   **({"min_pages": press.min_pages, "dense_layers": press.dense_layers, "gqa_select": press.gqa,
+                         "page_meta": press.page_meta}
                       if method in PAGE_METHODS else {}),
                    "beta": beta if method.startswith("headkv") else None,
                    "by_task": by_task, "answer_held_by_task": held, "pinned_support": pinned, "kv_bytes_mean": kv,

@@ -148,12 +148,14 @@ class KVPress:
     sinks: int = 4
     pyramid_beta: float = 20.0
     floor_ratio: float = 0.2
-    page_size: int = 16  # tokens per page (quest)
+    page_size: int = 8  # tokens per page (quest; chosen on validation seeds, see assets/kvcompress/README.md)
     min_pages: int = 3  # every head reads at least this many pages (the reference's max(3, budget // page))
     # the first layers read every page; None: the reference's 2 for quest, 0 for headkv+quest (HeadKV's
     # allocation already gives each head of every layer its budget)
     dense_layers: int | None = None
     gqa: str = "query"  # page selection per query head (the reference) or per KV head ("kv")
+    # page bounds' storage: "keys" (the reference: the keys' dtype) or a 16-bit type, rounded outward
+    page_meta: str = "bfloat16"
     pinned: tuple = ()  # prompt positions every head keeps first (an oracle for diagnostics)
     last_cache: object = field(default=None, repr=False)
 
@@ -168,6 +170,8 @@ class KVPress:
             raise InputError(f"page size {self.page_size} must be >= 1")
         if self.min_pages < 0:
             raise InputError(f"minimum pages {self.min_pages} must be >= 0")
+        if self.page_meta not in ("keys", "bfloat16", "float16"):
+            raise InputError(f"page metadata '{self.page_meta}': expected keys, bfloat16 or float16")
         if self.gqa not in ("query", "kv"):
             raise InputError(f"page selection '{self.gqa}': expected query or kv")
         if self.dense_layers is None:
@@ -238,7 +242,8 @@ class KVPress:
         if layer_idx < self.dense_layers or bool((budgets >= seen).all()):
             return None  # the dense kernel: identical to the full cache
         if layer.pages is None:
-            layer.pages = PageIndex(self.page_size)
+            meta = None if self.page_meta == "keys" else getattr(torch, self.page_meta)
+            layer.pages = PageIndex(self.page_size, meta)
         layer.pages.refresh(keys)
         q = query[:, :, -1].reshape(n_rows, n_kv, -1, d)
         group = q.shape[2]

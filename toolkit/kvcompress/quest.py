@@ -34,11 +34,27 @@ def upper_bound(query: torch.Tensor, mins: torch.Tensor, maxs: torch.Tensor) -> 
     return torch.maximum(q * mins.float()[..., None, :, :], q * maxs.float()[..., None, :, :]).sum(-1)
 
 
-class PageIndex:
-    """Page metadata of one layer's dense keys (B, H, L, D), refreshed only where keys were appended."""
+def round_outward(mins: torch.Tensor, maxs: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+    """(mins, maxs) stored in a narrower `dtype`, mins rounded down and maxs up: U computed from them is still
+    never below q.k, so fewer metadata bytes cost a slightly looser bound and never a missed page."""
+    if mins.dtype == dtype or torch.finfo(dtype).bits >= torch.finfo(mins.dtype).bits:
+        return mins, maxs
+    lo, hi = mins.to(dtype), maxs.to(dtype)
+    down, up = lo.float() > mins.float(), hi.float() < maxs.float()
+    lo = torch.where(down, torch.nextafter(lo, torch.full_like(lo, float("-inf"))), lo)
+    hi = torch.where(up, torch.nextafter(hi, torch.full_like(hi, float("inf"))), hi)
+    return lo, hi
 
-    def __init__(self, page: int):
+
+class PageIndex:
+    """Page metadata of one layer's dense keys (B, H, L, D), refreshed only where keys were appended.
+
+    `meta_dtype` (e.g. torch.bfloat16) stores the per-page bounds narrower than the keys, rounded outward.
+    """
+
+    def __init__(self, page: int, meta_dtype: torch.dtype | None = None):
         self.page = page
+        self.meta_dtype = meta_dtype
         self.mins = self.maxs = None
         self.length = 0
 
@@ -48,6 +64,8 @@ class PageIndex:
             return
         first = self.length // self.page  # the first page that changed (it may have been partial)
         lo, hi = page_bounds(keys, self.page, first)
+        if self.meta_dtype is not None:
+            lo, hi = round_outward(lo, hi, self.meta_dtype)
         if self.mins is None:
             self.mins, self.maxs = lo, hi
         else:
