@@ -84,6 +84,45 @@ def test_vlm_errors_reported_back_and_turn_cap(reason, scenes):
     assert "CROP_AND_ZOOMIN failed" in bodies[1]["messages"][-1]["content"][0]["text"]
 
 
+def test_malformed_model_calls_are_step_errors_and_the_run_goes_on(reason, scenes):
+    """A zoom factor that is not a number and a call that never closes each become that step's error, reported
+    back to the model; the loop and the next item go on (no traceback)."""
+    script = ["GROUNDING(red sign)->b", "CROP_AND_ZOOMIN(b, 2x)", "Then GROUNDING(red sign->c",
+              "So the answer is EXIT."]
+
+    def respond(body):
+        return 200, chat_payload([script[sum(m["role"] == "assistant" for m in body["messages"])]])
+
+    with StubServer(respond) as server:
+        res = reason("cogcom", "solve", "--items", str(scenes / "items.jsonl"), "--policy", "vlm", "--limit", "2",
+                     "--llm", f"openai:stub@{server.url}")
+        bodies = server.requests
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    chains = _records(res.stdout)
+    assert len(chains) == 2 and len(bodies) == 8
+    for chain in chains:
+        errors = [s["error"] for s in chain["steps"]]
+        assert errors[0] is None and "zoom factor '2x' is not a number" in errors[1]
+        assert "unclosed call 'GROUNDING(red sign->c'" in errors[2] and chain["answer"] == "EXIT"
+    assert "CROP_AND_ZOOMIN failed: turn 2: CROP_AND_ZOOMIN: zoom factor" in \
+        bodies[2]["messages"][-1]["content"][0]["text"]
+
+
+def test_exec_rejects_a_malformed_chain_in_one_line(reason, scenes, tmp_path):
+    image = str(scenes / _records((scenes / "items.jsonl").read_text())[0]["image"])
+    for chain, message in (("GROUNDING(red sign->b; CROP(b", "error: chain: column 10: '(' is never closed"),
+                           ("GROUNDING(red sign))", "error: chain: column 20: unmatched ')'")):
+        res = reason("cogcom", "exec", image, chain, "--images", str(tmp_path / "im"))
+        lines = res.stderr.strip().splitlines()
+        assert res.returncode == 2 and len(lines) == 1 and lines[0].startswith(message), res.stderr
+        assert res.stdout == ""  # nothing ran: no grounding with the whole string as its phrase
+    res = reason("cogcom", "exec", image, "GROUNDING(red sign)->b; CROP_AND_ZOOMIN(b, 2x)->i",
+                 "--images", str(tmp_path / "im"))
+    lines = res.stderr.strip().splitlines()
+    assert res.returncode == 2 and len(lines) == 1, res.stderr
+    assert lines[0] == "error: chain: column 25: CROP_AND_ZOOMIN: zoom factor '2x' is not a number (e.g. 2, or auto)"
+
+
 def test_planner_stand_in_is_labelled(reason, scenes):
     if shutil.which("tesseract") is None:
         pytest.skip("tesseract is not installed")
