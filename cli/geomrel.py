@@ -153,7 +153,10 @@ def ask(
     if stand_in:
         console.info("stand-in backend: pipeline demo, not a model result")
     report_usage(backend)
-    (console.warn if tally.failed else console.info)(line)
+    if tally.failed:
+        console.warn(line)
+    else:
+        console.info(line)
 
 
 @app.command()

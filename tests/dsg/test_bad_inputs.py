@@ -120,8 +120,7 @@ def test_program_composer_refuses_imported_questions(cli, split, tmp_path):
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and out == "", err
     assert lines[0] == ("error: item strategic/maze/0000: --compose program: the maze composer answers only the tasks "
-                        "maze.path, maze.length, not an item without a task (e.g. an imported question); use "
-                        "--compose vlm")
+                        "maze.path, maze.length; this item has no task (an imported question); use --compose vlm")
 
 
 def banana(messages, n=1, **_):

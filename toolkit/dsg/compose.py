@@ -75,7 +75,7 @@ def composer_for(name: str | None, item: Item) -> Callable[[Values, Item], str]:
                          f"{item.concept!r} (schema compose: {name!r}; known: {', '.join(COMPOSERS)})")
     tasks = SCENES[name][1]
     if item.task not in tasks:
+        has = f"task {item.task!r}" if item.task else "no task (an imported question)"
         raise InputError(f"item {item.id}: --compose program: the {name} composer answers only the tasks "
-                         f"{', '.join(tasks)}, not {item.task or 'an item without a task'} (e.g. an imported "
-                         f"question); use --compose vlm")
+                         f"{', '.join(tasks)}; this item has {has}; use --compose vlm")
     return COMPOSERS[name]
