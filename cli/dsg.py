@@ -224,6 +224,10 @@ def run(
 ):
     """Answer items directly, with chain of thought, or by Deep Schema Grounding.
 
+    A multiple-choice answer that names none of the options is kept with `in_choices: false` (an abstention,
+    scored wrong by eval) and counted on stderr; a run in which no answer names an option exits 1.
+    --compose program answers only the generated tasks its composer knows (not imported VAD questions).
+
     Example: reason dsg run --items va/items.jsonl --mode dsg --compose program > va/pred.jsonl
     """
     from cli.common import make_llm, open_writer, report_usage
@@ -232,7 +236,7 @@ def run(
     from toolkit.core.records import BadLines, read_records
     from toolkit.dsg.data import read_items
     from toolkit.dsg.ground import ChatAsker, GroundingCache, LocalAsker
-    from toolkit.dsg.run import COMPOSE, MODES, check_items, run_baseline, run_dsg
+    from toolkit.dsg.run import COMPOSE, MODES, ChoiceTally, check_items, run_baseline, run_dsg
 
     require("dsg")
     if mode not in MODES:
@@ -254,6 +258,8 @@ def run(
                 bad.add(str(exc))
                 continue
             keep.append(it)
+        if bad.count and not keep:
+            raise InputError(f"{items}: all {bad.count} item(s) rejected; first: {bad.examples[0]}")
         loaded = keep
     else:
         check_items(loaded, shipped, mode, compose)
@@ -278,21 +284,26 @@ def run(
         backend = None
     cache = GroundingCache(grounding_cache)
     writer = open_writer(out, resume=resume)
+    tally = ChoiceTally()
     try:
         stream = (run_dsg(todo, shipped, asker, compose, cache, batch_items=batch_items) if mode == "dsg"
                   else run_baseline(todo, asker, mode, cache))
         for rec in stream:
             writer.write(rec)
+            tally.add(rec)
     finally:
         writer.close()
         cache.close()
     from toolkit.core import console
 
-    console.info(f"{len(todo)} item(s) answered ({len(done)} kept from --resume); {asker.calls} model call(s)")
     if skip_bad:
         from cli.common import report_bad
 
         report_bad(bad)
+    outside = tally.summary()  # no answer among the options at all: one error line, exit 1
+    console.info(f"{len(todo)} item(s) answered ({len(done)} kept from --resume); {asker.calls} model call(s)")
+    if outside:
+        console.warn(outside)
     if backend is not None:
         report_usage(backend)
 

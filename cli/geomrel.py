@@ -137,7 +137,8 @@ def ask(
     seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Ask any backend each item (plain, step-by-step or GeoCoT) and parse its choice; never reads `answer`.
-    Backend failures are recorded per item (`error`); --resume asks those and the missing ones again.
+    Backend failures are recorded per item (`error`) and counted at the end; --resume asks those and the missing
+    ones again. A run in which every request failed, or whose backend cannot be reached, ends with exit 1.
 
     Example: reason geomrel ask items.jsonl --llm openai:qwen@http://localhost:8000/v1 --prompt geocot --shots 2
     """
@@ -145,12 +146,17 @@ def ask(
 
     backend, bad = make_llm(llm, record), BadLines()
     todo = list(_items(items, skip_bad, bad))
-    stand_in = ask_all(backend, todo, prompt=prompt, parser=parser, shots=shots, shots_from=shots_from,
-                       workers=workers, resume=resume, seed=seed_or_global(seed), out=out)
+    stand_in, tally = ask_all(backend, todo, prompt=prompt, parser=parser, shots=shots, shots_from=shots_from,
+                              workers=workers, resume=resume, seed=seed_or_global(seed), out=out)
+    report_bad(bad)
+    line = tally.summary()  # every request failed: one error line, exit 1
     if stand_in:
         console.info("stand-in backend: pipeline demo, not a model result")
     report_usage(backend)
-    report_bad(bad)
+    if tally.failed:
+        console.warn(line)
+    else:
+        console.info(line)
 
 
 @app.command()

@@ -10,6 +10,7 @@ import typer
 from cli.common import OutOpt, SeedOpt, SkipBadOpt, WorkersOpt, open_writer, report_bad, seed_or_global
 from toolkit.core import console
 from toolkit.core.errors import InputError
+from toolkit.core.records import BadLines
 
 app = typer.Typer(help="Circuit diagram -> SPICE netlist -> ngspice -> answer (MAPS).\n\n"
                        "Example: reason maps generate --tier small --n 20 --seed 7 --out-dir runs/c",
@@ -120,10 +121,12 @@ def perceive(
     """
     from toolkit.maps.perceive import image_jobs, perceive_all
 
-    jobs = image_jobs(source, skip_bad=skip_bad)
+    bad = BadLines()
+    jobs = image_jobs(source, skip_bad=skip_bad, bad=bad)
     with open_writer(out) as writer:
         for record in perceive_all(jobs, model=model, llm=llm):
             writer.write(record)
+    report_bad(bad)
 
 
 AnswererOpt = Annotated[str, typer.Option("--answerer", help="rule (simulation), reduce (no SPICE) or llm.")]

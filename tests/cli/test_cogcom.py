@@ -84,6 +84,30 @@ def test_vlm_errors_reported_back_and_turn_cap(reason, scenes):
     assert "CROP_AND_ZOOMIN failed" in bodies[1]["messages"][-1]["content"][0]["text"]
 
 
+def test_malformed_model_calls_are_step_errors_and_the_run_goes_on(reason, scenes):
+    """A zoom factor that is not a number and a call that never closes each become that step's error, reported
+    back to the model; the loop and the next item go on (no traceback)."""
+    script = ["GROUNDING(red sign)->b", "CROP_AND_ZOOMIN(b, 2x)", "Then GROUNDING(red sign->c",
+              "So the answer is EXIT."]
+
+    def respond(body):
+        return 200, chat_payload([script[sum(m["role"] == "assistant" for m in body["messages"])]])
+
+    with StubServer(respond) as server:
+        res = reason("cogcom", "solve", "--items", str(scenes / "items.jsonl"), "--policy", "vlm", "--limit", "2",
+                     "--llm", f"openai:stub@{server.url}")
+        bodies = server.requests
+    assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+    chains = _records(res.stdout)
+    assert len(chains) == 2 and len(bodies) == 8
+    for chain in chains:
+        errors = [s["error"] for s in chain["steps"]]
+        assert errors[0] is None and "zoom factor '2x' is not a number" in errors[1]
+        assert "unclosed call 'GROUNDING(red sign->c'" in errors[2] and chain["answer"] == "EXIT"
+    assert "CROP_AND_ZOOMIN failed: turn 2: CROP_AND_ZOOMIN: zoom factor" in \
+        bodies[2]["messages"][-1]["content"][0]["text"]
+
+
 def test_planner_stand_in_is_labelled(reason, scenes):
     if shutil.which("tesseract") is None:
         pytest.skip("tesseract is not installed")
@@ -112,7 +136,13 @@ def _in_process(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
 def test_bad_inputs_exit_2(scenes, tmp_path, capsys, monkeypatch):
     image = scenes / "images" / "heldout-10000-read.png"
     cases = [
-        (["exec", str(image), "GROUNDING(red sign->b"], "column 1: cannot parse"),
+        (["exec", str(image), "GROUNDING(red sign->b"], "error: chain: column 10: '(' is never closed"),
+        # an open bracket used to swallow the rest of the chain: one grounding with the whole string as phrase
+        (["exec", str(image), "GROUNDING(red sign->b; CROP(b"], "error: chain: column 10: '(' is never closed"),
+        (["exec", str(image), "GROUNDING(red sign->b; CROP(b)"], "error: chain: column 10: '(' is never closed"),
+        (["exec", str(image), "GROUNDING(red sign))"], "error: chain: column 20: unmatched ')'"),
+        (["exec", str(image), "GROUNDING(red sign)->b; CROP_AND_ZOOMIN(b, 2x)->i"],
+         "error: chain: column 25: CROP_AND_ZOOMIN: zoom factor '2x' is not a number"),
         (["exec", str(image), "GROUNDING(red sign)->b; FOO(b)"], "unknown manipulation 'FOO'"),
         (["exec", str(image), "CROP_AND_ZOOMIN([[0,0,0,10]], 2)"], "zero area"),
         (["exec", str(image), "CROP_AND_ZOOMIN([[0,0,10,1200]], 2)"], "outside [0,999]"),
@@ -132,9 +162,11 @@ def test_bad_inputs_exit_2(scenes, tmp_path, capsys, monkeypatch):
     com.write_text(json.dumps({"question": "q", "answer": "a"}) + "\n")
     cases.append((["import-com", str(com)], "com.jsonl:1: field 'final_com'"))
     for args, message in cases:
-        code, _, err = _in_process(["cogcom", *args], capsys, monkeypatch)
+        code, out, err = _in_process(["cogcom", *args], capsys, monkeypatch)
         assert code == 2, (args, err)
         assert message in err and len(err.strip().splitlines()) == 1, (args, err)
+        if "never closed" in message or "unmatched" in message:
+            assert out == "", (args, out)  # rejected before any step ran
 
 
 def test_exec_keeps_steps_before_a_fault(reason, scenes, tmp_path):

@@ -47,8 +47,22 @@ def test_bad_boxes_are_input_errors(bad):
 def test_chain_errors_name_the_column():
     with pytest.raises(InputError, match="column 20: unknown manipulation 'FOO'"):
         parse_chain("GROUNDING(red)->b; FOO(b)")
-    with pytest.raises(InputError, match="column 1: cannot parse"):
+    with pytest.raises(InputError, match=r"column 10: '\(' is never closed"):
         parse_chain("GROUNDING(red->b")
+    # an open bracket would swallow the ';' and the rest of the chain into one phrase
+    with pytest.raises(InputError, match=r"column 10: '\(' is never closed"):
+        parse_chain("GROUNDING(red sign->b; CROP(b)")
+    with pytest.raises(InputError, match=r"column 20: unmatched '\)'"):
+        parse_chain("GROUNDING(red sign))->b")
+
+
+def test_malformed_inline_calls_are_errors_of_their_step():
+    """A model's last call that does not close, or whose brackets do not pair up, comes back as a call carrying
+    its error (the runtime records it as that step's error), never the call before it."""
+    unclosed = last_inline_call("GROUNDING(red sign)->b gives a box; CROP_AND_ZOOMIN(b, 2")
+    assert unclosed.name == "CROP_AND_ZOOMIN" and "column 37: unclosed call" in unclosed.extra["error"]
+    crossed = last_inline_call("GROUNDING(red sign)->b; CROP_AND_ZOOMIN([[1,2,3,4], 2)")
+    assert crossed.name == "CROP_AND_ZOOMIN" and "unmatched ')'" in crossed.extra["error"]
 
 
 def test_inline_call_is_the_last_one_case_insensitive():

@@ -48,6 +48,31 @@ def test_unreachable_server_is_clear():
         llm.complete([{"role": "user", "content": "hi"}])
 
 
+def test_nothing_listening_ends_the_run_within_a_second():
+    """Even with the default backoff (1 s, doubling) a refused connection is given up on in under a second, as
+    BackendUnreachable, and every later request of the run fails at once without a new attempt."""
+    import socket
+    import time
+
+    from toolkit.core.errors import BackendUnreachable
+    from toolkit.core.llm.openai_http import _nothing_there
+
+    llm = from_uri("openai:stub@http://127.0.0.1:9/v1")
+    start = time.monotonic()
+    with pytest.raises(BackendUnreachable, match=r"127\.0\.0\.1:9/v1/chat/completions: gave up after 3 attempts"):
+        llm.complete([{"role": "user", "content": "hi"}])
+    first = time.monotonic() - start
+    assert 0.7 <= first < 1.5  # two quick retries (0.25 s, 0.5 s), not the 1 s + 2 s of a busy server
+    start = time.monotonic()
+    for _ in range(20):
+        with pytest.raises(BackendUnreachable, match="gave up after 3 attempts"):
+            llm.complete([{"role": "user", "content": "again"}])
+    assert time.monotonic() - start < 0.5
+    # an unknown host is the same case; a connection reset mid-answer is not (it keeps the normal retries)
+    assert _nothing_there(socket.gaierror(-2, "Name or service not known"))
+    assert not _nothing_there(ConnectionResetError(104, "reset"))
+
+
 def test_stop_is_applied_and_sent():
     with StubServer(lambda body: (200, chat_payload(["A. then B"]))) as server:
         llm = from_uri(f"openai:stub@{server.url}")

@@ -77,6 +77,7 @@ def test_ask_with_shots_workers_and_resume(tmp_path, reason):
         r = reason("geomrel", "ask", str(items), "--llm", f"openai:m@{stub.url}?max_retries=0", "--shots", "1",
                    "--shots-from", str(shots), "--workers", "2", "-o", str(out))
         assert r.returncode == 0, r.stderr
+        assert "geomrel ask: 3 of 4 request(s) answered, 1 failed" in " ".join(r.stderr.split())
         sent = stub.requests[0]["messages"]
         assert [m["role"] for m in sent] == ["user", "assistant", "user"] and "square" in sent[0]["content"]
         assert sent[1]["content"].endswith("Answer: A")
@@ -95,6 +96,28 @@ def test_ask_with_shots_workers_and_resume(tmp_path, reason):
     assert again[:3] == first[:3]
     bad = reason("geomrel", "ask", str(items), "--llm", "py:toolkit.geomrel.standin:respond", "--prompt", "tot")
     assert bad.returncode == 2 and "--prompt tot" in bad.stderr
+
+
+def test_ask_fails_loudly_when_no_request_is_answered(tmp_path, reason):
+    """Every request failing is an error (exit 1, one line) and the records keep each error for --resume; a
+    port where nothing listens ends the run within seconds, not after retrying every item."""
+    import time
+
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": f"q{i}", "question": LINE_Q, "answer": "A"}) + "\n"
+                             for i in range(3)))
+    out = tmp_path / "preds.jsonl"
+    with StubServer(lambda body: (500, {"error": "down"})) as stub:
+        r = reason("geomrel", "ask", str(items), "--llm", f"openai:m@{stub.url}?max_retries=0", "-o", str(out))
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1, r.stderr
+    assert lines[0].startswith("error: geomrel ask: all 3 request(s) failed; first: ") and "HTTP 500" in lines[0]
+    assert [p["error"] is not None for p in _records(out.read_text())] == [True] * 3
+    start = time.monotonic()
+    r = reason("geomrel", "ask", str(items), "--llm", "openai:x@http://127.0.0.1:9", "--workers", "2")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1 and "127.0.0.1:9" in lines[0] and "gave up" in lines[0], r.stderr
+    assert time.monotonic() - start < 15
 
 
 def test_twenty_steps_lower_the_loss_and_classify_reads_the_model(tmp_path, reason):

@@ -13,6 +13,7 @@ from toolkit.core.errors import InputError
 
 MANIPULATIONS = ("GROUNDING", "CROP_AND_ZOOMIN", "OCR", "COUNTING", "CALCULATE", "LINE")
 _CALL = re.compile(r"^\s*([A-Za-z_]+?)(?:_\d+)?\s*\((.*)\)\s*(?:->\s*`?([A-Za-z_][A-Za-z0-9_]*)`?)?\s*$", re.S)
+_OPENER = {")": "(", "]": "["}
 _INLINE = re.compile(r"\b(" + "|".join(MANIPULATIONS) + r")(?:_\d+)?\s*\(", re.I)
 
 
@@ -43,12 +44,38 @@ def split_top(text: str, sep: str) -> list[tuple[int, str]]:
     return parts
 
 
+def unbalanced(text: str) -> tuple[int, str] | None:
+    """The first bracket that does not pair up (0-based offset, message), outside backticks; None when all do."""
+    stack: list[tuple[int, str]] = []
+    tick = False
+    for i, ch in enumerate(text):
+        if ch == "`":
+            tick = not tick
+        elif tick:
+            continue
+        elif ch in "([":
+            stack.append((i, ch))
+        elif ch in ")]":
+            if not stack or stack[-1][1] != _OPENER[ch]:
+                return i, f"unmatched {ch!r}"
+            stack.pop()
+    if stack:
+        i, ch = stack[0]  # the outermost: where the swallowing starts
+        return i, f"{ch!r} is never closed"
+    return None
+
+
 def canonical_name(name: str) -> str | None:
     upper = re.sub(r"_\d+$", "", name.strip()).upper()
     return upper if upper in MANIPULATIONS else None
 
 
 def parse_call(text: str, column: int = 1, where: str = "chain") -> Call:
+    lead = len(text) - len(text.lstrip())
+    if found := unbalanced(text):
+        offset, problem = found
+        raise InputError(f"{where}: column {column + offset - lead}: {problem} in {text.strip()!r} "
+                         f"(expected NAME(args)->var)")
     m = _CALL.match(text)
     if not m:
         raise InputError(f"{where}: column {column}: cannot parse {text.strip()!r} (expected NAME(args)->var)")
@@ -61,7 +88,11 @@ def parse_call(text: str, column: int = 1, where: str = "chain") -> Call:
 
 
 def parse_chain(text: str, where: str = "chain") -> list[Call]:
-    """`GROUNDING(red sign)->b; CROP_AND_ZOOMIN(b, 2)->i; OCR(i)->t` -> calls; errors name the column."""
+    """`GROUNDING(red sign)->b; CROP_AND_ZOOMIN(b, 2)->i; OCR(i)->t` -> calls; errors name the column. A bracket
+    left open would swallow the `;` after it (and the rest of the chain into one argument): an error."""
+    if found := unbalanced(text):
+        offset, problem = found
+        raise InputError(f"{where}: column {offset + 1}: {problem} (expected NAME(args)->var; ...)")
     calls = []
     for start, part in split_top(text, ";"):
         if not part.strip():
@@ -88,9 +119,10 @@ def last_inline_call(reply: str) -> Call | None:
                     body = reply[m.start():j + 1] + (f"->{tail.group(1)}" if tail else "")
                     try:
                         return parse_call(body, m.start() + 1, "reply")
-                    except InputError:
-                        break
-                    break
+                    except InputError as exc:  # the model's last call is malformed: that step's error
+                        return Call(m.group(1).upper(), [], None, m.start() + 1, body, {"error": str(exc)})
         else:
-            return Call(m.group(1).upper(), [], None, m.start() + 1, reply[m.start():], {"error": "unclosed call"})
+            return Call(m.group(1).upper(), [], None, m.start() + 1, reply[m.start():],
+                        {"error": f"reply: column {m.start() + 1}: unclosed call {reply[m.start():].strip()[:60]!r} "
+                                  f"(a ')' is missing)"})
     return None

@@ -93,7 +93,12 @@ class Workspace:
     # -- the manipulations ---------------------------------------------------------------------------------
     def run(self, call: Call, where: str = "step") -> Value:
         handler = getattr(self, "_" + call.name.lower())
-        value = handler(call.args, f"{where}: {call.name}")
+        try:
+            value = handler(call.args, f"{where}: {call.name}")
+        except (ValueError, ArithmeticError, IndexError, KeyError, TypeError) as exc:
+            # arguments no check foresaw (a model writes anything): that call's error, never a crash of the run
+            raise InputError(f"{where}: {call.name}: cannot run {call.raw or call.name!r} "
+                             f"({type(exc).__name__}: {exc})") from exc
         if call.var:
             self.values[call.var] = value
         return value
@@ -118,8 +123,14 @@ class Workspace:
         box = boxes.data[0]
         if len(args) > 1 and args[1].strip().strip("`") == "auto":  # fill the perceiver's budget, x2..x4
             factor = float(min(4, max(2, self.budget // max(1, box[2] - box[0], box[3] - box[1]))))
+        elif len(args) > 1:
+            try:
+                factor = float(args[1].strip().strip("`"))
+            except ValueError:
+                raise InputError(f"{where}: zoom factor {args[1].strip()!r} is not a number (e.g. 2, or auto)") \
+                    from None
         else:
-            factor = float(args[1]) if len(args) > 1 and number_in(args[1]) is not None else 2.0
+            factor = 2.0
         if not 1 <= factor <= 8:
             raise InputError(f"{where}: zoom factor {factor:g} outside [1, 8]")
         image = crop_and_zoomin(self.images[boxes.image], box, factor)

@@ -26,6 +26,11 @@ class RuntimeFailure(ReasonError):
     exit_code = 1
 
 
+class BackendUnreachable(RuntimeFailure):
+    """Nothing answers at the LLM backend's address (connection refused, unknown host): no later request can
+    succeed, so it ends the run at once, also where a failed request is otherwise recorded per item."""
+
+
 def where(path: object, line: int | None = None, field: str | None = None) -> str:
     """Format a location as 'path:line: field' for error messages."""
     out = str(path)

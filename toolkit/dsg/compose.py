@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from toolkit.core.errors import InputError
 from toolkit.dsg.data import Item
-from toolkit.dsg.generate import LINES, maze_graph, shortest_path_length
+from toolkit.dsg.generate import LINES, SCENES, maze_graph, shortest_path_length
 
 Values = dict[str, str]
 
@@ -67,7 +67,15 @@ COMPOSERS: dict[str, Callable[[Values, Item], str]] = {"maze": maze, "tictactoe"
 
 
 def composer_for(name: str | None, item: Item) -> Callable[[Values, Item], str]:
+    """The composer of a schema, for an item whose task it answers: a composer computes the answer of the
+    generated questions (`task`), so an item with another question (an imported VAD item has no task) is refused
+    rather than answered with a value that is not among its choices."""
     if not name or name not in COMPOSERS:
         raise InputError(f"item {item.id}: --compose program: no composer registered for concept "
                          f"{item.concept!r} (schema compose: {name!r}; known: {', '.join(COMPOSERS)})")
+    tasks = SCENES[name][1]
+    if item.task not in tasks:
+        has = f"task {item.task!r}" if item.task else "no task (an imported question)"
+        raise InputError(f"item {item.id}: --compose program: the {name} composer answers only the tasks "
+                         f"{', '.join(tasks)}; this item has {has}; use --compose vlm")
     return COMPOSERS[name]

@@ -10,9 +10,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from toolkit.core.errors import InputError
+from toolkit.core.errors import InputError, RuntimeFailure
 from toolkit.core.records import make_record
 from toolkit.dsg.compose import composer_for
 from toolkit.dsg.data import Item
@@ -20,6 +21,7 @@ from toolkit.dsg.ground import GroundingCache
 from toolkit.dsg.prompts import clean_answer, composition_question, cot_question, direct_question, with_options
 from toolkit.dsg.resolve import Ask, level_asks
 from toolkit.dsg.schema import Schema, levels
+from toolkit.dsg.score import choice_of
 
 MODES = ("direct", "cot", "dsg")
 COMPOSE = ("program", "vlm")
@@ -33,9 +35,38 @@ def final_answer(raw: str) -> str:
 
 
 def _answer(item: Item, mode: str, compose: str | None, raw: str, answer: str, source: str) -> dict[str, Any]:
+    # multiple choice: whether the answer names one of the options (eval scores one that does not as wrong)
+    in_choices = choice_of(answer, list(item.choices)) is not None if item.choices else None
     return make_record("dsg.answer", id=item.id, concept=item.concept, task=item.task,
                        question_type=item.question_type, mode=mode, compose=compose, answer=answer, raw=raw,
-                       model=source)
+                       model=source, in_choices=in_choices)
+
+
+@dataclass
+class ChoiceTally:
+    """Answers of multiple-choice items that name none of the options: an abstention, counted wrong by `eval`
+    and reported at the end; a run in which no such answer names an option answered nothing (exit 1)."""
+
+    asked: int = 0
+    outside: int = 0
+    first: str | None = None
+
+    def add(self, record: dict[str, Any]) -> None:
+        if record.get("type") != "dsg.answer" or record.get("in_choices") is None:
+            return
+        self.asked += 1
+        if not record["in_choices"]:
+            self.outside += 1
+            self.first = self.first or f"item {record['id']} answered {record['answer']!r}"
+
+    def summary(self) -> str | None:
+        if self.asked and self.outside == self.asked:
+            raise RuntimeFailure(f"none of the {self.asked} multiple-choice answer(s) names one of its options "
+                                 f"(first: {self.first}); the records are kept with in_choices false")
+        if self.outside:
+            return (f"{self.outside} of {self.asked} multiple-choice answer(s) name none of the options "
+                    f"(in_choices false, scored wrong; first: {self.first})")
+        return None
 
 
 def check_items(items: list[Item], schemas: dict[str, Schema], mode: str, compose: str) -> None:

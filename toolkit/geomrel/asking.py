@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from toolkit.core.errors import InputError
+from toolkit.core.llm.failures import FailureTally
 from toolkit.core.records import RecordWriter, drop_partial_last_line, make_record, read_records
 from toolkit.geomrel.prompts import PROMPTS, ask_item, shot_trace
 
@@ -50,8 +51,9 @@ def finished(out: Path | None, resume: bool) -> set:
 
 
 def ask_all(backend, items: list[dict], *, prompt: str, parser: str, shots: int, shots_from: Path | None,
-            workers: int, resume: bool, seed: int, out: Path | None) -> bool:
-    """Write one geomrel.pred per item (in item order); returns whether the backend is a stand-in."""
+            workers: int, resume: bool, seed: int, out: Path | None) -> tuple[bool, FailureTally]:
+    """Write one geomrel.pred per item (in item order); returns whether the backend is a stand-in, and the
+    tally of failed requests (an unreachable backend is not tallied: it ends the run)."""
     if prompt not in PROMPTS:
         raise InputError(f"--prompt {prompt}: expected one of {', '.join(PROMPTS)}")
     if parser not in ("robust", "anchor"):
@@ -64,7 +66,9 @@ def ask_all(backend, items: list[dict], *, prompt: str, parser: str, shots: int,
     def one(item: dict) -> dict:
         return ask_item(backend, item, prompt, parser, shots=examples)
 
+    tally = FailureTally("geomrel ask")
     with RecordWriter(out, append=bool(done)) as writer, ThreadPoolExecutor(max_workers=workers) as pool:
         for pred in pool.map(one, todo):
             writer.write(make_record("geomrel.pred", **pred, backend="stand-in" if stand_in else backend.name))
-    return stand_in
+            tally.add(pred.get("error"))
+    return stand_in, tally

@@ -65,8 +65,9 @@ def shot_messages(shots: list[tuple[dict, str]], prompt: str) -> list[dict]:
 def ask_item(llm, item: dict, prompt: str, parser: str, max_tokens: int = 512,
              shots: list[tuple[dict, str]] = ()) -> dict:
     """Send one item; returns the geomrel.pred body (raw reply, stage-1 facts, letter, parse_ok). A backend
-    failure after its retries is recorded in `error` (letter None), so `--resume` can ask again."""
-    from toolkit.core.errors import RuntimeFailure
+    failure after its retries is recorded in `error` (letter None), so `--resume` can ask again; an unreachable
+    backend ends the run instead (no later item could be answered)."""
+    from toolkit.core.errors import BackendUnreachable, RuntimeFailure
 
     if prompt not in PROMPTS:
         raise InputError(f"--prompt {prompt}: expected one of {', '.join(PROMPTS)}")
@@ -79,6 +80,8 @@ def ask_item(llm, item: dict, prompt: str, parser: str, max_tokens: int = 512,
             stage1 = llm.complete(_user(STAGE1.format(body=body)), n=1, temperature=0.0, max_tokens=max_tokens).text
         messages = [*shot_messages(list(shots), prompt), *_user(final_prompt(question, prompt, stage1))]
         raw = llm.complete(messages, n=1, temperature=0.0, max_tokens=max_tokens).text
+    except BackendUnreachable:
+        raise
     except RuntimeFailure as exc:
         return {**base, "raw": None, "stage1": stage1, "letter": None, "parse_ok": False, "error": str(exc)}
     letter = parse_anchor(raw) if parser == "anchor" else parse_robust(raw, item["options"])

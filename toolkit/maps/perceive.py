@@ -8,7 +8,7 @@ from pathlib import Path
 
 from toolkit.core.assets import asset_path
 from toolkit.core.errors import InputError
-from toolkit.core.records import read_records
+from toolkit.core.records import BadLines, read_records
 
 # the default is the shipped reader with the higher measured equivalence (assets/maps/README.md); the learned
 # PPM (assets/maps/ppm) takes over once a longer training makes it read values
@@ -17,8 +17,9 @@ PPM_PROMPT = "Convert the circuit diagram to SPICE code:"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
-def image_jobs(source: str, *, skip_bad: bool = False) -> list[tuple[str, Path, str]]:
-    """(id, image path, where) for circuit records, one image, or a folder of images."""
+def image_jobs(source: str, *, skip_bad: bool = False, bad: BadLines | None = None) -> list[tuple[str, Path, str]]:
+    """(id, image path, where) for circuit records, one image, or a folder of images. A records file without a
+    single maps.circuit (e.g. the questions file) is an error, not an empty run."""
     path = Path(source)
     if source != "-" and path.suffix.lower() in IMAGE_SUFFIXES:
         if not path.is_file():
@@ -31,12 +32,19 @@ def image_jobs(source: str, *, skip_bad: bool = False) -> list[tuple[str, Path, 
         return [(p.stem, p, str(p)) for p in files]
     base = Path.cwd() if source == "-" else path.parent
     name = "<stdin>" if source == "-" else source
-    jobs = []
+    jobs, questions = [], 0
     for lineno, rec in enumerate(read_records(source, types=["maps.circuit", "maps.question"],
-                                              required=["id", "image"], skip_bad=skip_bad), start=1):
+                                              required=["id", "image"], skip_bad=skip_bad, bad=bad), start=1):
         if rec["type"] == "maps.question":
+            questions += 1
             continue
         jobs.append((rec["id"], base / rec["image"], f"{name}:{lineno}: field 'image'"))
+    if not jobs:
+        found = (f"only maps.question records ({questions})" if questions else
+                 f"all {bad.count} line(s) bad; first: {bad.examples[0]}" if bad and bad.count else
+                 "no maps.circuit records")
+        raise InputError(f"{name}: {found}; perceive reads maps.circuit records (circuits.jsonl), an image or a "
+                         f"folder of images")
     return jobs
 
 

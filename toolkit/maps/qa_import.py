@@ -45,14 +45,21 @@ def import_qa(path: Path, images: Path, *, skip_bad: bool = False, bad: list[str
         if isinstance(data, dict) else None
     if items is None:
         raise InputError(f"{path}: expected a list of problems")
+    kept = 0
     for k, item in enumerate(items):
         where = f"{path}: problem {k}"
         try:
-            yield _one(item, k, images, where)
+            record = _one(item, k, images, where)
         except InputError as exc:
             if not skip_bad:
                 raise
             bad.append(str(exc))
+            continue
+        kept += 1
+        yield record
+    if not kept:  # an import of nothing is not a success, --skip-bad or not
+        raise InputError(f"{path}: all {len(bad)} problem(s) rejected; first: {bad[0]}" if bad else
+                         f"{path}: no problems in the file")
 
 
 def _one(item, k: int, images: Path, where: str) -> dict:

@@ -1,11 +1,14 @@
 """`openai:MODEL@URL` — chat completions over HTTP to any OpenAI-compatible server.
 
 Uses only the standard library. Retries 429/5xx/connection errors with exponential
-backoff (bounded), honours Retry-After, and times out a hanging server.
+backoff (bounded), honours Retry-After, and times out a hanging server. An address where
+nothing listens fails within a second (BackendUnreachable), and every later request of the
+run fails at once with the same message.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -14,12 +17,21 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 
-from toolkit.core.errors import InputError, RuntimeFailure
+from toolkit.core.errors import BackendUnreachable, InputError, RuntimeFailure
 from toolkit.core.llm.base import Backend, Completion, apply_stop
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
-# A refused connection is usually a wrong address, not a busy server: give up after a few seconds.
+# A refused connection or an unknown host is a wrong address or a server not started, not a busy one: a
+# couple of quick retries (0.25 s, 0.5 s) cover a server that is just binding its port, then the run ends.
 CONNECT_RETRIES = 2
+CONNECT_BACKOFF = 0.25
+NO_ROUTE = {errno.ECONNREFUSED, errno.ENETUNREACH, errno.EHOSTUNREACH}
+
+
+def _nothing_there(reason: object) -> bool:
+    """Whether a connection failure means nothing can answer at this address (as opposed to a dropped one)."""
+    return isinstance(reason, (ConnectionRefusedError, socket.gaierror)) or (
+        isinstance(reason, OSError) and reason.errno in NO_ROUTE)
 
 
 @dataclass
@@ -33,6 +45,8 @@ class OpenAIBackend(Backend):
     want_logprobs: bool = False
     # `?top_logprobs=K`: ask for each position's K most likely tokens (exact option probabilities).
     top_logprobs: int = 0
+    # set once the address has proved unreachable: later requests (other items, other threads) fail at once
+    unreachable: str | None = None
 
     def __post_init__(self) -> None:
         self.base_url = self.base_url.rstrip("/")
@@ -72,6 +86,8 @@ class OpenAIBackend(Backend):
 
     def _post(self, path: str, body: dict) -> dict:
         url = self.base_url + path
+        if self.unreachable:
+            raise BackendUnreachable(self.unreachable)
         payload = json.dumps(body).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         if self.api_key:
@@ -97,9 +113,12 @@ class OpenAIBackend(Backend):
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)):
                     raise RuntimeFailure(f"{url}: no answer within {self.timeout:g} s (timeout)") from None
                 last = f"connection failed ({exc.reason})"
-                if isinstance(exc.reason, ConnectionRefusedError) and attempt >= min(CONNECT_RETRIES, self.max_retries):
-                    raise RuntimeFailure(f"{url}: gave up after {attempt + 1} attempts: {last}; "
-                                         f"is a server listening at this address?") from None
+                if _nothing_there(exc.reason):
+                    if attempt >= min(CONNECT_RETRIES, self.max_retries):
+                        self.unreachable = (f"{url}: gave up after {attempt + 1} attempts: {last}; "
+                                            f"is a server listening at this address?")
+                        raise BackendUnreachable(self.unreachable) from None
+                    delay = min(delay, CONNECT_BACKOFF * 2**attempt)
             except json.JSONDecodeError:
                 raise RuntimeFailure(f"{url}: response is not JSON") from None
             if attempt < self.max_retries:
