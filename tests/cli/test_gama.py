@@ -138,3 +138,18 @@ def test_import_pipes_into_report_flags_substitutions_and_bad_files_are_one_line
     skipped = reason("gama", "import", str(root), "--skip-bad")
     assert skipped.returncode == 0 and len(records(skipped.stdout)) == 11
     assert "skipped 1 bad run file(s)" in skipped.stderr
+
+
+def test_report_tables_are_whole_at_80_columns(reason, tmp_path):
+    """A terminal of 80 columns gets every header and player name whole (the columns are split instead)."""
+    out = tmp_path / "fp.jsonl"
+    bench = reason("gama", "bench", "--players", "fictitious*2,best-response*2", "--n-players", "4", "--rounds", "3",
+                   "--runs", "1", "--seed", "0", "--no-rounds", "-o", str(out), env={"COLUMNS": "80"})
+    assert bench.returncode == 0, bench.stderr
+    rep = reason("gama", "report", str(out), env={"COLUMNS": "80"})
+    assert rep.returncode == 0, rep.stderr
+    lines = rep.stderr.splitlines()
+    assert "…" not in rep.stderr and max(map(len, lines)) <= 80, rep.stderr
+    words = ["players", "Overall", "Guessing", "Bar", "Dollar", "Goods", "Diner", "Auction", "Battle", "Pirate",
+             "seat type", "fictitious*2,best-response*2", "fictitious", "best-response"]
+    assert [w for w in words if not any(w in line for line in lines)] == [], rep.stderr
