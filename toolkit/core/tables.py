@@ -2,10 +2,10 @@
 
 rich shrinks a table wider than the terminal by cutting its cells ("Over…") or folding words ("ficti" over
 "tious"). `FittedTable` renders a table as it is when every word of its headers and cells comes out whole;
-otherwise it splits the columns into several tables stacked one above the other, each repeating the columns that
-name a row (the leading left-aligned ones, or as many as `name_columns` says); when even one value column does not fit beside them, each row
-becomes a block of "header value" lines. A word wider than the terminal is folded, never cut. The console wraps
-every Table it prints in one.
+otherwise it splits the columns into several tables stacked one above the other, each repeating the columns
+that name a row (the leading left-aligned ones, or as many as `name_columns` says); when even one value column
+does not fit beside them, each row becomes a block of "header value" lines. A word wider than the terminal is
+folded, never cut. The console wraps every Table it prints in one.
 """
 
 from __future__ import annotations
