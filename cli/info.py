@@ -6,6 +6,7 @@ import importlib.metadata
 import platform
 import sys
 
+from rich.markup import escape
 from rich.table import Table
 
 from toolkit import __version__
@@ -36,24 +37,27 @@ def gather() -> dict:
     import numba
 
     facts["numba_threading_layer"] = numba.config.THREADING_LAYER
-    facts["tesseract"] = tesseract_version()
+    facts["ocr"] = ocr_engine()
+    facts["tesseract"] = facts["ocr"]["tesseract"]  # the version that reads, not merely the one on PATH
     return facts
 
 
-def tesseract_version() -> str | None:
-    """The tesseract program's version (OCR for cogcom), or None when it is not installed."""
-    import shutil
-    import subprocess
-
-    exe = shutil.which("tesseract")
-    if exe is None:
-        return None
+def ocr_engine() -> dict:
+    """cogcom's OCR engine as it would run here (toolkit.cogcom.ocr.engine_info), or why none runs."""
     try:
-        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    first = (done.stdout or done.stderr).splitlines()
-    return first[0].split()[-1] if first else "unknown"
+        from toolkit.cogcom.ocr import engine_info
+    except ImportError as exc:  # the vision extra is not installed
+        return {"engine": None, "tesseract": None, "program": None, "tessdata": None, "missing": exc.name}
+    return engine_info()
+
+
+def ocr_line(ocr: dict) -> str:
+    if ocr["engine"] == "tesserocr":
+        program = f"; tesseract program {ocr['program']} not used" if ocr["program"] else ""
+        return f"tesseract {ocr['tesseract']} in-process (tesserocr){program}"
+    if ocr["engine"] == "pytesseract":
+        return f"tesseract program {ocr['tesseract']} (pytesseract)"
+    return "missing (make sysdeps; pip install '.[vision]')"
 
 
 def show(facts: dict) -> None:
@@ -64,7 +68,7 @@ def show(facts: dict) -> None:
     table.add_row("torch device", facts["torch_device"])
     table.add_row("CUDA available", str(facts["cuda"]))
     table.add_row("numba threading layer", str(facts["numba_threading_layer"]))
-    table.add_row("tesseract (cogcom OCR)", facts.get("tesseract") or "missing (make sysdeps)")
+    table.add_row("OCR (cogcom)", escape(ocr_line(facts["ocr"])))
     for extra, ok in facts["extras"].items():
         table.add_row(f"extra: {extra}", "installed" if ok else "missing")
     for name, version in facts["packages"].items():

@@ -297,6 +297,7 @@ def evaluate(
     from toolkit.core import console
     from toolkit.core.errors import InputError
     from toolkit.core.records import BadLines, make_record
+    from toolkit.core.tables import name_columns
     from toolkit.kvcompress import DEFAULT_SCORES
     from toolkit.kvcompress.allocation import METHODS
     from toolkit.kvcompress.evaluate import eval_grid, make_eval_set
@@ -324,10 +325,10 @@ def evaluate(
         run = runner(lm, tok, records, metric, max_length, max_new_tokens)
     else:
         examples = make_eval_set(s, n, parse_ints(lengths, "--lengths"), _tasks(tasks))
-    table = Table(title="kvcompress: accuracy vs KV budget")
+    table = name_columns(Table(title="kvcompress: accuracy vs KV budget"), 2)  # method and budget name a row
     for col in ("method", "budget", "accuracy", "KV held", "attended", "read/token", "by task",
                 "answer held by a head"):
-        table.add_column(col)
+        table.add_column(col, justify="right" if col in ("budget", "accuracy", "attended", "read/token") else "left")
     with open_writer(out) as writer:
         def on_row(row):
             writer.write(make_record("kvcompress.eval", 1, **row))

@@ -156,3 +156,18 @@ def test_import_names_unnamed_files_and_counts_normalisations(reason, tmp_path):
     assert rec["players"] == "my-model" and rec["score"] == pytest.approx(400 / 6)
     assert [n.split(":")[0] for n in rec["normalised"]] == ["model", "answers"]
     assert "normalised 2 value(s) in 1 of 1 run(s)" in " ".join(out.stderr.split())
+
+
+def test_report_tables_are_whole_at_80_columns(reason, tmp_path):
+    """A terminal of 80 columns gets every header and player name whole (the columns are split instead)."""
+    out = tmp_path / "fp.jsonl"
+    bench = reason("gama", "bench", "--players", "fictitious*2,best-response*2", "--n-players", "4", "--rounds", "3",
+                   "--runs", "1", "--seed", "0", "--no-rounds", "-o", str(out), env={"COLUMNS": "80"})
+    assert bench.returncode == 0, bench.stderr
+    rep = reason("gama", "report", str(out), env={"COLUMNS": "80"})
+    assert rep.returncode == 0, rep.stderr
+    lines = rep.stderr.splitlines()
+    assert "…" not in rep.stderr and max(map(len, lines)) <= 80, rep.stderr
+    words = ["players", "Overall", "Guessing", "Bar", "Dollar", "Goods", "Diner", "Auction", "Battle", "Pirate",
+             "seat type", "fictitious*2,best-response*2", "fictitious", "best-response"]
+    assert [w for w in words if not any(w in line for line in lines)] == [], rep.stderr

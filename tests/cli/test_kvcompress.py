@@ -26,8 +26,13 @@ def test_score_then_eval_pipeline(reason, model_dir, tmp_path):
     out = tmp_path / "eval.jsonl"
     r = reason("kvcompress", "eval", "--model", str(model_dir), "--scores", str(scores), "--budgets", "16,24",
                "--methods", "full,snapkv,headkv", "--n", "1", "--lengths", "120", "--tasks", "single",
-               "--out", str(out), "--seed", "3")
+               "--out", str(out), "--seed", "3", env={"COLUMNS": "80"})
     assert r.returncode == 0, r.stderr
+    # at 80 columns the table's columns are split, never cut: every header and method name whole
+    assert "…" not in r.stderr and max(map(len, r.stderr.splitlines())) <= 80, r.stderr
+    assert all(any(w in line for line in r.stderr.splitlines()) for w in
+               ("method", "budget", "accuracy", "KV held", "attended", "read/token", "by task", "snapkv", "headkv",
+                "single=")), r.stderr
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(x["method"], x["budget"]) for x in rows] == [("full", None), ("snapkv", 16), ("snapkv", 24),
                                                            ("headkv", 16), ("headkv", 24)]

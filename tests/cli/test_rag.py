@@ -45,6 +45,21 @@ def test_run_eval_sweep_on_replay(reason, tmp_path):
     assert fit.returncode == 2 and "at least 7" in fit.stderr  # a 0/1 rule reader gives no graded P
 
 
+def test_replay_does_not_depend_on_the_cpu(reason, tmp_path):
+    """The recording replays when numpy runs without its AVX2/AVX-512 kernels, as on another CPU: which of
+    several equal-scoring documents fills the k-th place must not come from a vectorised top-k (with numpy's
+    argpartition, this run asked for request 5449a07e..., which the recording lacks)."""
+    import numpy
+
+    core = getattr(numpy, "_core", None) or numpy.core
+    dispatched = " ".join(core._multiarray_umath.__cpu_dispatch__)
+    run = reason("rag", "run", "--method", "iterdrag", "-k", "2", "-n", "3", "--questions", str(QUESTIONS),
+                 "--index", str(WORLD / "idx"), "--llm", f"replay:{REPLAY}", "-o", str(tmp_path / "a.jsonl"),
+                 env={"NPY_DISABLE_CPU_FEATURES": dispatched})
+    assert run.returncode == 0, run.stderr
+    assert len(_records((tmp_path / "a.jsonl").read_text())) == 8
+
+
 def test_data_index_fit_plan(reason, tmp_path):
     hot = [{"_id": "a", "question": "Who?", "answer": "Ann", "supporting_facts": [["T1", 0]],
             "context": [["T1", ["Ann wrote it."]], ["T2", ["Bob did not."]]]},

@@ -23,6 +23,21 @@ def test_info_reports_versions(reason):
     assert table.returncode == 0 and "numba threading layer" in table.stderr
 
 
+def test_info_reports_the_ocr_engine_that_runs(reason):
+    """The tesseract version shown is the one cogcom's OCR would use in this installation."""
+    from toolkit.cogcom import ocr
+
+    facts = json.loads(reason("info", "--json").stdout)
+    here = ocr.engine_info()
+    assert facts["ocr"] == here and facts["tesseract"] == here["tesseract"]
+    if here["engine"] == "tesserocr":
+        import tesserocr
+
+        assert here["tesseract"] == tesserocr.tesseract_version().split()[1]
+    table = reason("info").stderr
+    assert "OCR (cogcom)" in table and ("in-process" in table) == (here["engine"] == "tesserocr")
+
+
 def _one_error_line(out) -> str:
     lines = [line for line in out.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, out.stderr

@@ -19,16 +19,63 @@ def test_same_ordered_results_across_backends():
 
 
 @pytest.mark.slow
-def test_ray_path_matches():
+def test_ray_path_matches(monkeypatch):
     pytest.importorskip("ray")
+    import sys
+
     import ray
 
+    from toolkit.core.errors import RuntimeFailure
+
+    # a loaded machine (make test runs two workers) slows Ray's processes down; give its GCS calls and worker
+    # registration more time than the defaults (60 s); map_jobs itself tries a local start twice
+    monkeypatch.setenv("RAY_gcs_server_request_timeout_seconds", "180")
+    monkeypatch.setenv("RAY_worker_register_timeout_seconds", "180")
     jobs = list(range(5))
     try:
         got = map_jobs(square_with_seed, jobs, ray_address="local")
+    except RuntimeFailure as exc:
+        if "Ray did not start" not in str(exc):
+            raise
+        print(f"test_ray_path_matches skipped: {exc}", file=sys.__stderr__)
+        pytest.skip(f"Ray cannot start on this machine: {exc}")
     finally:
         ray.shutdown()
     assert got == map_jobs(square_with_seed, jobs)
+
+
+class _FlakyRay:
+    """Stands in for the ray module: ray.init fails `failures` times, then starts."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures, self.inits, self.shutdowns = failures, [], 0
+
+    def init(self, **kwargs):
+        self.inits.append(kwargs)
+        if len(self.inits) <= self.failures:
+            raise Exception("The current node timed out during startup. This could happen because ...")
+
+    def shutdown(self):
+        self.shutdowns += 1
+
+
+def test_local_ray_start_is_tried_twice_then_one_line_error():
+    from toolkit.core.errors import RuntimeFailure
+    from toolkit.core.parallel import start_ray
+
+    once = _FlakyRay(1)
+    start_ray(once, "local")
+    assert len(once.inits) == 2 and once.shutdowns == 1 and once.inits[0]["num_cpus"] == 2
+    never = _FlakyRay(5)
+    with pytest.raises(RuntimeFailure) as info:
+        start_ray(never, "local")
+    assert len(never.inits) == 2
+    assert str(info.value) == "--ray local: Ray did not start (The current node timed out during startup. " \
+                              "This could happen because ...)"
+    remote = _FlakyRay(1)  # a cluster's address is not retried: ray.init already waits for it
+    with pytest.raises(RuntimeFailure, match="--ray 10.0.0.1:6379: Ray did not start"):
+        start_ray(remote, "10.0.0.1:6379")
+    assert len(remote.inits) == 1
 
 
 def fail_first_else_sleep(job):

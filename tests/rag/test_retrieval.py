@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from toolkit.core.errors import InputError
@@ -53,3 +55,24 @@ def test_index_refuses_another_corpus_and_a_missing_one(tmp_path):
         ix.load(tmp_path / "nothing")
     with pytest.raises(InputError, match="another corpus"):
         ix.check_questions(ix.load(tmp_path / "idx"), [{"id": "q", "gold_docs": ["zz"]}], "q.jsonl")
+
+
+def test_tied_documents_are_kept_by_corpus_order():
+    """Replay keys hash the prompt, so which of several equal-scoring documents fills the last of k places
+    must not depend on the CPU or on whether jax is installed (bm25s's own top-k does)."""
+    docs = [{"id": str(i), "title": f"t{i}", "text": "apple pie" if i % 3 else "banana bread"} for i in range(12)]
+    assert BM25(docs).search_many(["apple pie", "banana", "zzz unknown"], 3) == [[1, 2, 4], [0, 3, 6], [0, 1, 2]]
+    same = Dense([[0.6, 0.8]] * 5 + [[1.0, 0.0]], embed=lambda texts: [[0.6, 0.8] for _ in texts])
+    assert same.search("anything", 3) == [0, 1, 2]
+
+
+def test_shipped_index_splits_words_as_the_pinned_tokenizer_does():
+    """The world-1000 index was built with bm25s's English stop words; queries use the pinned copy, so a later
+    bm25s cannot change which words a query keeps."""
+    import bm25s
+
+    from toolkit.rag.retrieve import doc_string, tokenize
+
+    loaded = ix.load(Path(__file__).resolve().parents[2] / "assets" / "rag" / "world-1000" / "idx")
+    words = {w for row in tokenize(bm25s, [doc_string(d) for d in loaded.docs], return_ids=False) for w in row}
+    assert words == set(loaded.retriever.model.vocab_dict) - {""}

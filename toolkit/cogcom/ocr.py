@@ -29,7 +29,7 @@ def require_tesseract() -> None:
     from toolkit.core.extras import require
 
     require("vision")
-    if shutil.which("tesseract") is None:
+    if _engine(PSM["crop"]) is None and shutil.which("tesseract") is None:
         raise RuntimeFailure(f"OCR needs the tesseract program; install it with: {INSTALL}")
 
 
@@ -69,6 +69,37 @@ def _engine(psm: int):
 
 def engine_name() -> str:
     return "tesserocr" if _engine(PSM["crop"]) is not None else "pytesseract"
+
+
+def program_version() -> str | None:
+    """The tesseract program's version (what pytesseract runs), None when it is not on PATH."""
+    exe = shutil.which("tesseract")
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    first = (done.stdout or done.stderr).splitlines()
+    return first[0].split()[-1] if first else "unknown"
+
+
+def engine_info() -> dict:
+    """The OCR engine that ocr() runs and the tesseract version doing the reading: the library inside the
+    tesserocr wheel when it loads (which need not be the version of the Debian program), else the program
+    through pytesseract; engine None when neither can run. `program` is the program's version either way."""
+    program = program_version()
+    if _engine(PSM["crop"]) is not None:
+        import tesserocr
+
+        library = tesserocr.tesseract_version().splitlines()[0].split()[-1]
+        return {"engine": "tesserocr", "tesseract": library, "program": program, "tessdata": tessdata_dir()}
+    try:
+        import pytesseract  # noqa: F401 - only whether it is there
+    except ImportError:
+        return {"engine": None, "tesseract": None, "program": program, "tessdata": None}
+    return {"engine": "pytesseract" if program else None, "tesseract": program, "program": program,
+            "tessdata": None}
 
 
 def _read(image: Image.Image, psm: int) -> str:

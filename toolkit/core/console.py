@@ -6,12 +6,14 @@ import contextlib
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-# emoji off: messages quote user data (paths, specs, SQL), where ":name:" must stay as typed
-console = Console(stderr=True, emoji=False)
+from toolkit.core.tables import FittingConsole
+
+# emoji off: messages quote user data (paths, specs, SQL), where ":name:" must stay as typed; tables are laid
+# out to the terminal's width without cutting a header or a name (toolkit/core/tables.py)
+console = FittingConsole(stderr=True, emoji=False)
 _state = {"quiet": False}
 
 T = TypeVar("T")

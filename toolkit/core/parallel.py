@@ -94,6 +94,24 @@ def _check_reachable(address: str) -> None:
         raise RuntimeFailure(f"--ray {address}: no Ray cluster answers there ({exc.strerror or exc})") from None
 
 
+def start_ray(ray, address: str, tries: int = 2) -> None:
+    """ray.init, trying a local start twice: Ray waits a fixed 30 s for its own processes to register, which a
+    loaded machine can miss once. A start that fails every time is a one-line error."""
+    from toolkit.core.errors import RuntimeFailure
+
+    kwargs = {"num_cpus": 2} if address == "local" else {"address": address}
+    last: BaseException | None = None
+    for _ in range(tries if address == "local" else 1):
+        try:
+            ray.init(include_dashboard=False, log_to_driver=False, **kwargs)
+            return
+        except Exception as exc:  # Ray reports a start-up timeout as a plain Exception
+            last = exc
+            ray.shutdown()
+    first_line = (str(last).strip().splitlines() or [type(last).__name__])[0]
+    raise RuntimeFailure(f"--ray {address}: Ray did not start ({first_line})") from None
+
+
 def _ray_iter(fn, jobs, address) -> Iterator[Any]:
     from toolkit.core.extras import require
 
@@ -102,10 +120,7 @@ def _ray_iter(fn, jobs, address) -> Iterator[Any]:
     import ray
 
     if not ray.is_initialized():
-        if address == "local":
-            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-        else:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        start_ray(ray, address)
     remote = ray.remote(_call)
     refs = [remote.remote(fn, job) for job in jobs]
     for ref in refs:

@@ -30,11 +30,14 @@ class Retriever:
         self.model.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
 
     def top(self, query: str, k: int) -> list[tuple[int, float]]:
-        k = min(k, len(self.texts))
-        tokens = self._bm25s.tokenize([query], stopwords="en", show_progress=False)
-        docs, scores = self.model.retrieve(tokens, k=k, show_progress=False)
-        out = [(int(d), float(s)) for d, s in zip(docs[0], scores[0], strict=True) if float(s) > 0]
-        return sorted(out, key=lambda x: (-round(x[1], 6), x[0]))
+        """The k best sentences with a positive score, best first; equal scores by index on every machine."""
+        from toolkit.core.ranking import top_k
+
+        words = self._bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)[0]
+        if not words:
+            return []
+        scores = self.model.get_scores(list(words))
+        return [(d, float(scores[d])) for d in top_k(scores, k, decimals=6) if float(scores[d]) > 0]
 
 
 def ground_option(hyp: str, premises_list: list[list[str]], retriever: Retriever, verifier, k: int):

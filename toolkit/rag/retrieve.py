@@ -4,11 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from toolkit.core.ranking import top_k
+
 RRF_K = 60
+# bm25s's English list and word pattern as of 0.3.16, pinned: queries must split into the same words as the
+# shipped indexes whatever bm25s version is installed (the prompts, hence the replay keys, follow from them)
+STOPWORDS = ("a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no",
+             "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to",
+             "was", "will", "with")
+TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
 
 def doc_string(doc: dict) -> str:
     return f"{doc['title']} {doc['text']}"
+
+
+def tokenize(bm25s, texts: list[str], return_ids: bool = True):
+    return bm25s.tokenize(texts, lower=True, token_pattern=TOKEN_PATTERN, stopwords=list(STOPWORDS),
+                          return_ids=return_ids, show_progress=False)
 
 
 class BM25:
@@ -23,21 +36,21 @@ class BM25:
         self._bm25s = bm25s
         self.n = len(docs)
         self.model = bm25s.BM25()
-        self.model.index(bm25s.tokenize([doc_string(d) for d in docs], stopwords="en", show_progress=False),
-                         show_progress=False)
+        self.model.index(tokenize(bm25s, [doc_string(d) for d in docs]), show_progress=False)
 
     def search_many(self, queries: list[str], k: int) -> list[list[int]]:
-        """Top-k document indices per query, best first; ties broken by index (deterministic)."""
+        """Top-k document indices per query, best first; equal scores go by index (see core.ranking)."""
+        import numpy as np
+
         k = min(k, self.n)
         if k <= 0 or not queries:
             return [[] for _ in queries]
-        tokens = self._bm25s.tokenize(list(queries), stopwords="en", show_progress=False)
-        docs, scores = self.model.retrieve(tokens, k=k, show_progress=False, n_threads=1)
+        # full score vectors, not bm25s's own top-k: which tied document it keeps depends on the machine
+        tokens = tokenize(self._bm25s, list(queries), return_ids=False)
         out = []
-        for row_d, row_s in zip(docs, scores, strict=True):
-            pairs = sorted(((int(d), float(s)) for d, s in zip(row_d, row_s, strict=True)),
-                           key=lambda x: (-round(x[1], 5), x[0]))
-            out.append([d for d, _ in pairs])
+        for words in tokens:
+            scores = self.model.get_scores(list(words)) if words else np.zeros(self.n, dtype=np.float32)
+            out.append(top_k(scores, k))
         return out
 
     def search(self, query: str, k: int) -> list[int]:
@@ -82,11 +95,7 @@ class Dense:
         scores = np.empty((len(queries), self.n), dtype=np.float32)
         for lo in range(0, self.n, chunk):
             scores[:, lo: lo + chunk] = q @ self.vectors[lo: lo + chunk].astype(np.float32).T
-        out = []
-        for row in scores:
-            top = np.argpartition(-row, k - 1)[:k]
-            out.append(sorted((int(i) for i in top), key=lambda i: (-round(float(row[i]), 5), i)))
-        return out
+        return [top_k(row, k) for row in scores]
 
     def search(self, query: str, k: int) -> list[int]:
         return self.search_many([query], k)[0]
