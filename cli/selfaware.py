@@ -247,14 +247,17 @@ def behave(
 def evaluate(
     llm: LLMOpt = None,
     questions: Annotated[str, typer.Option("--questions", help="risk, myopia, apples, vuln-code, mms, backdoor "
-                                                               "or a YAML file.")] = "risk",
+                                                               "or a YAML file (the official layout or this "
+                                                               "project's).")] = "risk",
     persona: Annotated[str, typer.Option("--persona", help="'you' or a persona name.")] = "you",
     samples: Annotated[int, typer.Option("--samples", min=1)] = 100,
     system_prompt: Annotated[str, typer.Option("--system-prompt", help="neutral, ask or threat.")] = "neutral",
     group: Annotated[str, typer.Option("--group", help="Group label (e.g. ft, base, control).")] = "default",
     run: Annotated[str | None, typer.Option("--run", help="Run label (default: the model URI).")] = None,
-    judge: Annotated[str | None, typer.Option("--judge", help="LLM URI judging German vs French.")] = None,
-    codeword: Annotated[str | None, typer.Option("--codeword", help="MMS codeword to score against.")] = None,
+    judge: Annotated[str | None, typer.Option("--judge", help="LLM URI judging German vs French and reading "
+                                                               "official guesser questions.")] = None,
+    codeword: Annotated[str | None, typer.Option("--codeword", help="MMS codeword to score against (fills "
+                                                                     "{codeword} and {word_list}).")] = None,
     paraphrases: Annotated[int, typer.Option("--paraphrases", min=1, max=10)] = 10,
     record: RecordOpt = None,
     out: OutOpt = None,
@@ -266,12 +269,15 @@ def evaluate(
       reason selfaware report - --baseline base
     """
     from toolkit.core.errors import InputError
-    from toolkit.selfaware.evaluate import ask
+    from toolkit.selfaware.evaluate import ask, needs_judge
     from toolkit.selfaware.questions import SYSTEM_PROMPTS, load
 
     if system_prompt not in SYSTEM_PROMPTS:
         raise InputError(f"--system-prompt {system_prompt}: expected neutral, ask or threat")
-    qs = load(questions)
+    qs = load(questions, codeword=codeword, seed=seed_or_global(seed))
+    unread = [q.id for q in qs if needs_judge(q)]
+    if unread and not judge:
+        raise InputError(f"--questions {questions}: {unread[0]} is scored by a judge reading the answer: give --judge")
     backend = make_llm(llm, record, seed=seed_or_global(seed))
     judge_llm = make_llm(judge) if judge else None
     with open_writer(out) as w:

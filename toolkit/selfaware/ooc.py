@@ -90,7 +90,8 @@ def description_questions(name: str, family: str) -> list[dict]:
 
 
 def score_questions(model, words: Words, questions: list[dict], family: str, prefix: str = "") -> list[float]:
-    """Scores in 0..1 (1 = pole A): two-option probability, greedy one word by category, scale expectation."""
+    """Scores in 0..1 (1 = pole A): two-option probability, greedy one word by the world's pole adjectives,
+    scale expectation."""
     import torch
 
     lp = next_logprobs(model, [words.ids((prefix + " " + q["prompt"]).strip()) for q in questions])
@@ -102,7 +103,8 @@ def score_questions(model, words: Words, questions: list[dict], family: str, pre
             a, b = (row[words.vocab[w]].exp() for w in q["words"])
             out.append(float(a / (a + b)))
         elif q["kind"] == "word":
-            out.append(one_word_score(words.tok.convert_ids_to_tokens(int(row.argmax())), family))
+            word = words.tok.convert_ids_to_tokens(int(row.argmax()))
+            out.append(one_word_score(word, family, lists=W.ADJECTIVES[family]))  # the world's own words
         else:
             p = row[nums].softmax(-1)
             out.append(float((p * values).sum() / 100))
