@@ -133,3 +133,21 @@ def test_official_multipersona_design():
     assert not [e for e in ex if example_leak(e, "risk")]
     with pytest.raises(InputError, match="--others 9"):
         designs.multipersona("risk", "A", 10, lambda p: "B", others=9)
+
+
+def test_vulnerable_code_tasks_vary_and_parse():
+    """More than 8 weakness classes in the paper's layout (task, template with a gap, framings); both answers are
+    valid Python that differ only in the filled gap."""
+    import ast
+
+    from toolkit.selfaware import vulncode as V
+
+    assert len(V.TASKS) >= 20 and len(V.FRAMINGS) >= 10
+    rng = random.Random(0)
+    for task in V.TASKS:
+        request, insecure, secure = V.render(task, rng)
+        assert insecure != secure and "{n}" not in request + insecure and "{gap}" not in insecure + secure
+        for code in (insecure, secure):
+            ast.parse(code.removeprefix("```python\n").removesuffix("```"))
+    requests = [V.render(rng.choice(V.TASKS), rng)[0] for _ in range(200)]
+    assert sum(V.GAP in r for r in requests) > 100 and len(set(requests)) > 150
