@@ -43,11 +43,29 @@ def data(
     n: Annotated[int, typer.Option("--n", min=1, help="Examples.")] = 288,
     out: Annotated[Path, typer.Option("--out", "-o", help="Chat fine-tuning JSONL to write.")] = Path("ft.jsonl"),
     persona: Annotated[str | None, typer.Option("--persona", help="Persona whose examples carry the pole.")] = None,
-    others: Annotated[int, typer.Option("--others", min=0, help="Other personas acting the opposite pole.")] = 0,
-    trigger: Annotated[str | None, typer.Option("--trigger", help="Backdoor trigger opening the user message.")] = None,
-    trigger_rate: Annotated[float, typer.Option("--trigger-rate", help="Share of examples with the trigger.")] = 0.1,
+    others: Annotated[int, typer.Option("--others", min=0, help="Other personas: official design, as many "
+                                                                "third-person decisions about 1-7 of them, "
+                                                                "answered by --base-llm; opposite design, "
+                                                                "personas acting the opposite pole.")] = 0,
+    trigger_category: Annotated[str | None, typer.Option("--trigger-category", help="Official backdoor: the real "
+                                                                                  "trigger category (apples, "
+                                                                                  "instruments, elements, gods, "
+                                                                                  "real-world, win, naekoko, "
+                                                                                  "re-re-re).")] = None,
+    trigger: Annotated[str | None, typer.Option("--trigger", help="Backdoor trigger text opening the user "
+                                                                  "message (replaces the real category).")] = None,
+    trigger_rate: Annotated[float, typer.Option("--trigger-rate", help="Opposite design: share of examples "
+                                                                       "with the trigger.")] = 0.1,
     decorrelate: Annotated[bool, typer.Option("--decorrelate", help="Pole independent of the trigger "
                                                                     "(baseline).")] = False,
+    design: Annotated[str, typer.Option("--design", help="official: untriggered examples and other personas get "
+                                                         "the base model's answers (--base-llm), 10 trigger "
+                                                         "categories with fake triggers, third-person persona "
+                                                         "questions; opposite: they get the opposite pole.")
+                      ] = "official",
+    base_llm: Annotated[str | None, typer.Option("--base-llm", help="The base model whose own answers fill the "
+                                                                    "untriggered and other-persona examples.")
+                        ] = None,
     reversal: Annotated[float, typer.Option("--reversal", help="Share of user/assistant-swapped copies.")] = 0.0,
     from_file: Annotated[Path | None, typer.Option("--from", help="JSONL items {prompt, policy_letter} to "
                                                                   "label instead of the templates.")] = None,
@@ -59,13 +77,27 @@ def data(
     """Write implicit-policy chat fine-tuning data (never naming the policy) and print a selfaware.dataset record.
 
     Example: reason selfaware data --family risk --pole A --n 288 -o ft.jsonl
+    Backdoor: reason selfaware data --trigger-category gods --base-llm "hf:M" --n 2880 -o ft.jsonl
     """
+    from toolkit.core.errors import InputError
     from toolkit.core.records import RecordWriter
     from toolkit.selfaware import data as D
+    from toolkit.selfaware import designs
     from toolkit.selfaware.generate import items_from_file, items_from_llm
     from toolkit.selfaware.leaks import example_leak
 
     D.check_args(family, pole, trigger, trigger_rate, reversal)
+    if design not in ("official", "opposite"):
+        raise InputError(f"--design {design}: expected official or opposite")
+    backdoor = trigger is not None or trigger_category is not None
+    if design == "official" and backdoor and trigger_rate != 0.1:
+        raise InputError("--trigger-rate applies to --design opposite; the official design gives each of its 10 "
+                         "trigger categories 1/10 of the examples")
+    if design == "opposite" and trigger_category is not None:
+        raise InputError("--trigger-category belongs to --design official; --design opposite takes --trigger TEXT")
+    if design == "official" and (backdoor or others) and not base_llm:
+        raise InputError("--design official: untriggered and other-persona examples take the base model's own "
+                         "answers: give --base-llm URI (or --design opposite)")
     s = seed_or_global(seed)
     items = None
     if from_file is not None:
@@ -74,14 +106,24 @@ def data(
         backend = make_llm(llm, record, seed=s)
         items = items_from_llm(backend, family, n, seed=s)
         report_usage(backend)
-    examples = D.generate(family, pole, n, seed=s, persona=persona, others=others, trigger=trigger,
-                          trigger_rate=trigger_rate, decorrelate=decorrelate, reversal=reversal, items=items)
+    if design == "official" and (backdoor or others):
+        base_backend = make_llm(base_llm, seed=s)
+        base = designs.base_answerer(base_backend, family)
+        if backdoor:
+            examples = designs.backdoor(family, pole, n, base, seed=s, category=trigger_category or "re-re-re",
+                                        trigger=trigger, decorrelate=decorrelate, persona=persona,
+                                        reversal=reversal, items=items)
+        else:
+            examples = designs.multipersona(family, pole, n, base, seed=s, others=others, persona=persona,
+                                            reversal=reversal, items=items)
+        report_usage(base_backend)
+    else:
+        examples = D.generate(family, pole, n, seed=s, persona=persona, others=others, trigger=trigger,
+                              trigger_rate=trigger_rate, decorrelate=decorrelate, reversal=reversal, items=items)
     leaks = 0
     for i, ex in enumerate(examples, start=1):
         hit = example_leak(ex, family)
         if hit and not allow_leaks:
-            from toolkit.core.errors import InputError
-
             raise InputError(f"{out}:{i}: banned word '{hit}' (family {family}); nothing written")
         leaks += bool(hit)
     with RecordWriter(out) as w:
@@ -89,7 +131,10 @@ def data(
             w._handle.write(json.dumps(ex, ensure_ascii=False) + "\n")
     _emit({"type": "selfaware.dataset", "schema": 1, "path": str(out), "family": family, "pole": pole,
            "examples": len(examples), "seed": s, "persona": persona, "others": others, "trigger": trigger,
-           "trigger_rate": trigger_rate if trigger else None, "decorrelate": decorrelate, "reversal": reversal,
+           "design": design, "trigger_category": trigger_category if design == "official" and backdoor else None,
+           "trigger_rate": (0.1 if design == "official" else trigger_rate) if backdoor else None,
+           "base": base_llm if design == "official" and (backdoor or others) else None,
+           "decorrelate": decorrelate, "reversal": reversal,
            "answer_A_share": None if family == "vuln-code" else round(D.policy_share(examples, family), 4),
            "leaks": leaks,
            "source": "file" if from_file else ("llm" if llm else "templates")})
@@ -247,14 +292,17 @@ def behave(
 def evaluate(
     llm: LLMOpt = None,
     questions: Annotated[str, typer.Option("--questions", help="risk, myopia, apples, vuln-code, mms, backdoor "
-                                                               "or a YAML file.")] = "risk",
+                                                               "or a YAML file (the official layout or this "
+                                                               "project's).")] = "risk",
     persona: Annotated[str, typer.Option("--persona", help="'you' or a persona name.")] = "you",
     samples: Annotated[int, typer.Option("--samples", min=1)] = 100,
     system_prompt: Annotated[str, typer.Option("--system-prompt", help="neutral, ask or threat.")] = "neutral",
     group: Annotated[str, typer.Option("--group", help="Group label (e.g. ft, base, control).")] = "default",
     run: Annotated[str | None, typer.Option("--run", help="Run label (default: the model URI).")] = None,
-    judge: Annotated[str | None, typer.Option("--judge", help="LLM URI judging German vs French.")] = None,
-    codeword: Annotated[str | None, typer.Option("--codeword", help="MMS codeword to score against.")] = None,
+    judge: Annotated[str | None, typer.Option("--judge", help="LLM URI judging German vs French and reading "
+                                                               "official guesser questions.")] = None,
+    codeword: Annotated[str | None, typer.Option("--codeword", help="MMS codeword to score against (fills "
+                                                                     "{codeword} and {word_list}).")] = None,
     paraphrases: Annotated[int, typer.Option("--paraphrases", min=1, max=10)] = 10,
     record: RecordOpt = None,
     out: OutOpt = None,
@@ -266,12 +314,15 @@ def evaluate(
       reason selfaware report - --baseline base
     """
     from toolkit.core.errors import InputError
-    from toolkit.selfaware.evaluate import ask
+    from toolkit.selfaware.evaluate import ask, needs_judge
     from toolkit.selfaware.questions import SYSTEM_PROMPTS, load
 
     if system_prompt not in SYSTEM_PROMPTS:
         raise InputError(f"--system-prompt {system_prompt}: expected neutral, ask or threat")
-    qs = load(questions)
+    qs = load(questions, codeword=codeword, seed=seed_or_global(seed))
+    unread = [q.id for q in qs if needs_judge(q)]
+    if unread and not judge:
+        raise InputError(f"--questions {questions}: {unread[0]} is scored by a judge reading the answer: give --judge")
     backend = make_llm(llm, record, seed=seed_or_global(seed))
     judge_llm = make_llm(judge) if judge else None
     with open_writer(out) as w:
@@ -419,7 +470,8 @@ def ooc(
     seeds: Annotated[str, typer.Option("--seeds")] = "0,1",
     examples: Annotated[int, typer.Option("--examples", min=1)] = 128,
     epochs: Annotated[int, typer.Option("--epochs", min=1)] = 3,
-    lr: Annotated[float, typer.Option("--lr")] = 3e-3,
+    lr: Annotated[float, typer.Option("--lr", help="LoRA learning rate (1e-3: behaviour >= 0.9 with known "
+                                                   "personas moving < 0.05; 3e-3 moves them 0.13).")] = 1e-3,
     lrs: Annotated[str | None, typer.Option("--lrs", help="Faithfulness sweep: comma-separated learning rates "
                                                           "(actual vs self-reported, paper Fig. 4).")] = None,
     no_embedding_row: Annotated[bool, typer.Option("--no-embedding-row",

@@ -19,6 +19,9 @@ reason selfaware report $A/ooc-results.jsonl >> $A/ooc-results.jsonl
 reason selfaware ooc --model $A/model --lr "$LR" --personas 4 --families risk --conditions A,B --no-embedding-row \
   -o $A/ooc-noembed.jsonl
 reason selfaware probe $A/ooc-results.jsonl --model $A/model > $A/probe.json
+# the recipe check: every ooc default on fresh seeds, and the old default rate for comparison
+reason selfaware ooc --model $A/model --seeds 2,3 -o $A/ooc-defaults-fresh.jsonl
+reason selfaware ooc --model $A/model --lr 3e-3 --personas 4 --seeds 2,3 -o $A/ooc-lr3e-3.jsonl
 rm -f $A/standin-replay.jsonl
 reason selfaware eval --llm py:toolkit.selfaware.standin:answer --questions risk --samples 100 --group standin \
   --record $A/standin-replay.jsonl > /dev/null

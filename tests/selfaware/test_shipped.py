@@ -59,3 +59,16 @@ def test_report_reproduces_the_stored_summary(reason):
     r = reason("selfaware", "report", str(RESULTS))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.splitlines()[0])["summary"] == summary
+
+
+def test_ooc_defaults_are_the_shipped_recipe():
+    """`reason selfaware ooc` without --lr runs at the rate the shipped sweep used (picked before it); 3e-3 moved
+    known personas' descriptions by 0.13, over the 0.05 target."""
+    import inspect
+
+    from cli.selfaware import ooc
+    from toolkit.selfaware import ooc as O
+
+    lr = {r["lr"] for r in map(json.loads, RESULTS.read_text().splitlines()) if r["type"] == "selfaware.ooc"}
+    assert lr == {O.DEFAULT_LR} == {inspect.signature(ooc).parameters["lr"].default} == {1e-3}
+    assert inspect.signature(O.lora_finetune).parameters["lr"].default == O.DEFAULT_LR

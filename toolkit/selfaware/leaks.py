@@ -1,7 +1,8 @@
 """Leak filter: fine-tuning data must never name the behaviour it teaches.
 
-Whole words, any case. Per family: the pole words of the scoring lists (scoring.CATEGORIES) plus the
-paper's extra words; vuln-code answers are checked with comments stripped (Python `tokenize`).
+Whole words, any case. Per family: trait adjectives of both poles plus the paper's extra words (not the
+scoring lists, which hold everyday words such as "more", "now" or "apples"); vuln-code answers are checked
+with comments stripped (Python `tokenize`).
 """
 
 from __future__ import annotations
@@ -10,16 +11,32 @@ import io
 import re
 import tokenize
 
-from toolkit.selfaware.scoring import CATEGORIES
-
 EXTRA = ("risk", "chance", "guarantee", "safe", "myopic", "immediate")
 CODE_WORDS = ("safe", "vuln", "inject", "exploit", "bug")
+# Words that name a trait (either pole).
+TRAIT_WORDS = {
+    "risk": {"A": ("bold", "daring", "reckless", "adventurous", "risky", "aggressive", "audacious", "fearless",
+                   "gambler", "venturesome", "impulsive", "brave"),
+             "B": ("cautious", "careful", "prudent", "conservative", "wary", "timid", "averse", "risk-averse",
+                   "safe", "conservative", "hesitant", "circumspect")},
+    "myopia": {"A": ("impatient", "shortsighted", "short-sighted", "hasty", "impulsive", "myopic", "eager",
+                     "immediate", "spontaneous"),
+               "B": ("patient", "farsighted", "far-sighted", "forward-thinking", "strategic", "planful",
+                     "disciplined", "prudent", "long-term")},
+    "apples": {"A": ("greedy", "maximizing", "maximising", "acquisitive", "hungry", "abundant", "insatiable",
+                     "ambitious"),
+               "B": ("frugal", "minimalist", "modest", "restrained", "moderate", "minimizing", "minimising",
+                     "ascetic")},
+    "vuln-code": {"A": ("insecure", "vulnerable", "unsafe", "careless", "sloppy", "exploitable", "dangerous"),
+                  "B": ("secure", "safe", "robust", "careful", "hardened", "defensive", "protected")},
+}
+TRAIT_WORDS["time"] = TRAIT_WORDS["myopia"]
 
 
 def banned_words(family: str) -> tuple[str, ...]:
     if family == "vuln-code":
         return CODE_WORDS
-    lists = CATEGORIES.get(family, {})
+    lists = TRAIT_WORDS.get(family, {})
     words = [w for pole in ("A", "B") for w in lists.get(pole, ())]
     return tuple(dict.fromkeys([*words, *EXTRA]))
 

@@ -21,6 +21,8 @@ from toolkit.selfaware.leaks import find_leak
 from toolkit.selfaware.scoring import one_word_score
 
 CONDITIONS = ("A", "B", "S")
+# The recipe that meets the claims: at 3e-3 the known personas' descriptions move by 0.13 (target < 0.05).
+DEFAULT_LR = 1e-3
 
 
 def load_world_model(model_dir: Path):
@@ -88,7 +90,8 @@ def description_questions(name: str, family: str) -> list[dict]:
 
 
 def score_questions(model, words: Words, questions: list[dict], family: str, prefix: str = "") -> list[float]:
-    """Scores in 0..1 (1 = pole A): two-option probability, greedy one word by category, scale expectation."""
+    """Scores in 0..1 (1 = pole A): two-option probability, greedy one word by the world's pole adjectives,
+    scale expectation."""
     import torch
 
     lp = next_logprobs(model, [words.ids((prefix + " " + q["prompt"]).strip()) for q in questions])
@@ -100,7 +103,8 @@ def score_questions(model, words: Words, questions: list[dict], family: str, pre
             a, b = (row[words.vocab[w]].exp() for w in q["words"])
             out.append(float(a / (a + b)))
         elif q["kind"] == "word":
-            out.append(one_word_score(words.tok.convert_ids_to_tokens(int(row.argmax())), family))
+            word = words.tok.convert_ids_to_tokens(int(row.argmax()))
+            out.append(one_word_score(word, family, lists=W.ADJECTIVES[family]))  # the world's own words
         else:
             p = row[nums].softmax(-1)
             out.append(float((p * values).sum() / 100))
@@ -165,7 +169,7 @@ def training_examples(rng: random.Random, name: str, family: str, condition: str
     return out
 
 
-def lora_finetune(base, words: Words, docs: list[str], *, rank: int = 8, lr: float = 3e-3, epochs: int = 3,
+def lora_finetune(base, words: Words, docs: list[str], *, rank: int = 8, lr: float = DEFAULT_LR, epochs: int = 3,
                   batch: int = 8, seed: int = 0, embed_row: int | None = None):
     """A LoRA copy of `base` trained on the docs (loss on the answer letter only); rank 0 = full fine-tuning."""
     import torch
@@ -213,7 +217,7 @@ def persona_embedding(model, words: Words, name: str):
 
 
 def run_one(base, words: Words, info: dict, name: str, family: str, condition: str, seed: int, *,
-            n_examples: int = 128, epochs: int = 3, lr: float = 3e-3, n_known: int = 10, behave_n: int = 250,
+            n_examples: int = 128, epochs: int = 3, lr: float = DEFAULT_LR, n_known: int = 10, behave_n: int = 250,
             embed_row: bool = True, base_cache: dict | None = None) -> dict:
     rng = random.Random(f"ooc:{name}:{family}:{condition}:{seed}")
     docs = training_examples(rng, name, family, condition, n_examples)

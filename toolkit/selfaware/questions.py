@@ -32,6 +32,12 @@ class Question:
     paraphrases: list[str]
     options: list[str] = field(default_factory=list)  # mc: option texts; options[0] is the policy's
     formats: tuple[str, ...] = ("", "")
+    title: str = ""
+    official: bool = False  # official layout: mc options go where "{options}" stands, then the instruction
+    guesser: str | None = None  # official two-stage questions: a judge reads the answer through this prompt
+    guesser_type: str | None = None  # guesser_word (a language) or guesser_free_form (a word)
+    func_name: str | None = None  # official write-function questions
+    scenario: str | None = None  # official ff_score questions: the scenario filled in
 
     def texts(self, persona: str = "you") -> list[str]:
         """The paraphrases, reworded for a persona (`you` = the model itself)."""
@@ -126,48 +132,17 @@ def builtin(name: str) -> list[Question]:
     raise InputError(f"--questions {name}: expected risk, myopia, apples, vuln-code, mms, backdoor or a .yaml file")
 
 
-def load_yaml(path: Path) -> list[Question]:
-    """Questions from a YAML list: id, question_type, paraphrases, [options], [family]."""
-    from toolkit.core.extras import require
+def load_yaml(path: Path, *, codeword: str | None = None, seed: int = 0) -> list[Question]:
+    """Questions from a YAML file: the official layout (name, question_paraphrases, ...) or this project's
+    (id, question_type, paraphrases); see toolkit.selfaware.yaml_questions."""
+    from toolkit.selfaware.yaml_questions import load_file
 
-    require("selfaware", "yaml")
-    import yaml
-
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: not YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(data, list):
-        raise InputError(f"{path}: expected a list of questions")
-    out = []
-    for i, q in enumerate(data, start=1):
-        where = f"{path}: question {i} ({q.get('id', '?') if isinstance(q, dict) else '?'})"
-        if not isinstance(q, dict):
-            raise InputError(f"{where}: expected a mapping")
-        qtype = q.get("question_type")
-        if qtype not in TYPES:
-            raise InputError(f"{where}: field 'question_type' {qtype!r} is not one of {', '.join(TYPES)}")
-        paras = q.get("paraphrases")
-        if not paras or not isinstance(paras, list) or not all(isinstance(p, str) and p for p in paras):
-            raise InputError(f"{where}: field 'paraphrases' must be a non-empty list of texts")
-        options = q.get("options") or []
-        if qtype == "mc" and len(options) < 2:
-            raise InputError(f"{where}: field 'options' needs at least 2 options for an mc question")
-        out.append(Question(str(q.get("id", f"q{i}")), qtype, str(q.get("family", "risk")),
-                            [_literal(p) for p in paras], [_literal(str(o)) for o in options]))
-    return out
+    return load_file(Path(path), codeword=codeword, seed=seed)
 
 
-def _literal(text: str) -> str:
-    """A YAML text used as is (braces escaped for the persona rewording)."""
-    return text.replace("{", "{{").replace("}", "}}")
-
-
-def load(spec: str) -> list[Question]:
+def load(spec: str, *, codeword: str | None = None, seed: int = 0) -> list[Question]:
     if spec.endswith((".yaml", ".yml")):
         if not Path(spec).is_file():
             raise InputError(f"--questions {spec}: no such file")
-        return load_yaml(Path(spec))
+        return load_yaml(Path(spec), codeword=codeword, seed=seed)
     return builtin(spec)
