@@ -192,3 +192,16 @@ def test_wheel_holds_every_shipped_asset(wheel_names):
     assets = [f for f in _tracked("assets") if ".chase-index" not in f and "__pycache__" not in f]
     missing = [f for f in assets if "reason_assets/" + f.removeprefix("assets/") not in wheel_names]
     assert not missing, f"tracked under assets/ but not in the wheel: {missing[:10]} ({len(missing)} in all)"
+
+
+def test_every_extra_module_the_code_imports_maps_to_its_extra():
+    """A command that fails on a missing module is told which extra installs it (toolkit.core.extras)."""
+    from tests.support.hidden_extras import extra_modules
+    from toolkit.core.extras import extras_of
+
+    of_extras = extra_modules()
+    code = [m for m in imported("toolkit", "cli") if m in of_extras]
+    assert "torch" in code and "pybullet_data" in code
+    wrong = {m: (extras_of(m), sorted(of_extras[m])) for m in code if not extras_of(m)
+             or not set(extras_of(m)) <= of_extras[m]}
+    assert not wrong, f"module -> (extras named by toolkit.core.extras, extras installing it): {wrong}"
