@@ -110,3 +110,14 @@ def test_first_commands_name_the_extra_they_need(results, argv, extra):
     assert res["code"] == 1 and res["stderr"].count("\n") == 1, res["stderr"]
     assert f"needs the '{extra}' extra" in res["stderr"]
     assert f"pip install 'reason-toolkit[{extra}]'" in res["stderr"]
+
+
+def test_failgen_without_its_extra_writes_nothing(tmp_path):
+    """The check comes before the output folder is made: a rerun after installing the extra finds none."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    argv = [["failgen", "--task", "stack", "--episodes", "1", "--out", "fg"]]
+    r = subprocess.run([sys.executable, "-m", "tests.support.hidden_extras", json.dumps(argv)], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=120)
+    (res,) = json.loads(r.stdout)
+    assert res["code"] == 1 and "'sim' extra" in res["stderr"]
+    assert not (tmp_path / "fg").exists()
