@@ -57,6 +57,9 @@ def generate(
         console.info(ctx.get_help())
         raise typer.Exit(0)
     from toolkit.core.errors import InputError
+    from toolkit.core.extras import require
+
+    require("sim")  # before anything is written: a rerun after installing it must not find a half-made OUT
     from toolkit.failgen import runner
     from toolkit.failgen.summary import show_summary
 

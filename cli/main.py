@@ -16,29 +16,30 @@ from cli.common import State
 from toolkit import __version__
 from toolkit.core import console
 from toolkit.core.errors import ReasonError
+from toolkit.core.extras import missing_extra
 
-# (command name, module under cli/) — each module defines `app`, a typer.Typer.
+# (command name, module under cli/, its extras: the first that installs a missing module is the one named)
 SYSTEMS = [
-    ("failgen", "failgen"),
-    ("aha", "aha"),
-    ("chase-sql", "chase_sql"),
-    ("swe-search", "swe_search"),
-    ("microtheory", "microtheory"),
-    ("steer", "steer"),
-    ("kvcompress", "kvcompress"),
-    ("gama", "gama"),
-    ("compgen", "compgen"),
-    ("view", "view"),
-    ("matcha", "matcha"),
-    ("maps", "maps"),
-    ("metacausal", "metacausal"),
-    ("geomrel", "geomrel"),
-    ("cogcom", "cogcom"),
-    ("sokoban", "sokoban"),
-    ("dsg", "dsg"),
-    ("rag", "rag"),
-    ("ssm-limits", "ssm_limits"),
-    ("selfaware", "selfaware"),
+    ("failgen", "failgen", ("sim",)),
+    ("aha", "aha", ("ml", "sim")),
+    ("chase-sql", "chase_sql", ("sql", "ml")),
+    ("swe-search", "swe_search", ("swe",)),
+    ("microtheory", "microtheory", ("ml",)),
+    ("steer", "steer", ("ml",)),
+    ("kvcompress", "kvcompress", ("ml",)),
+    ("gama", "gama", ("ml",)),
+    ("compgen", "compgen", ("ml",)),
+    ("view", "view", ()),
+    ("matcha", "matcha", ("ml", "graph")),
+    ("maps", "maps", ("circuit", "ml")),
+    ("metacausal", "metacausal", ("causal",)),
+    ("geomrel", "geomrel", ("geo", "ml")),
+    ("cogcom", "cogcom", ("vision", "ml")),
+    ("sokoban", "sokoban", ("rl", "ml")),
+    ("dsg", "dsg", ("dsg", "ml")),
+    ("rag", "rag", ("ml",)),
+    ("ssm-limits", "ssm_limits", ("logic", "ml")),
+    ("selfaware", "selfaware", ("selfaware", "ml")),
 ]
 
 app = typer.Typer(
@@ -84,7 +85,7 @@ def info(as_json: Annotated[bool, typer.Option("--json", help="Print the facts a
         show(facts)
 
 
-for _name, _module in SYSTEMS:
+for _name, _module, _extras in SYSTEMS:
     if importlib.util.find_spec(f"cli.{_module}") is not None:
         app.add_typer(importlib.import_module(f"cli.{_module}").app, name=_name)
 
@@ -126,10 +127,29 @@ def _usage_error(exc: BaseException) -> None:
     _error(message)
 
 
+def _system_extras(argv: list[str]) -> tuple[str, ...]:
+    """The extras of the system named first on the command line (after the root's options)."""
+    names = {name: extras for name, _module, extras in SYSTEMS}
+    words = iter(argv)
+    for word in words:
+        if word == "--seed":
+            next(words, None)
+        elif not word.startswith("-"):
+            return names.get(word, ())
+    return ()
+
+
 def main() -> None:
     debug = "--debug" in sys.argv
     try:
-        code = app(prog_name="reason", standalone_mode=False)
+        try:
+            code = app(prog_name="reason", standalone_mode=False)
+        except ModuleNotFoundError as exc:
+            # A module of an extra imported before (or without) the command's own `require` check.
+            failure = missing_extra(exc, _system_extras(sys.argv[1:]))
+            if failure is None:
+                raise
+            raise failure from exc
     except ReasonError as exc:
         if debug:
             traceback.print_exc()

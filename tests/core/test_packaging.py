@@ -1,13 +1,21 @@
-"""What the code imports is what pyproject declares, and the shipped assets are found through one helper."""
+"""What the code imports is what pyproject declares, the wheel carries every tracked module and asset, and the
+shipped assets are found through one helper."""
 
 from __future__ import annotations
 
 import ast
 import importlib.metadata
+import importlib.util
+import os
 import re
+import shutil
+import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_PARTY = {"cli", "toolkit", "tests", "reason_assets"}
@@ -135,3 +143,65 @@ def test_assets_readme_size_bound_holds():
     tracked = [p for p in (ROOT / "assets").rglob("*") if p.is_file() and ".chase-index" not in p.parts[-2]]
     over = {str(p.relative_to(ROOT)): p.stat().st_size for p in tracked if p.stat().st_size > bound}
     assert tracked and not over, f"over the bound of assets/README.md: {over}"
+
+
+def _tracked(*folders: str) -> list[str]:
+    """Files git tracks (or would: untracked but not ignored) under the folders; skip outside a git checkout."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    out = subprocess.run(["git", "-C", str(ROOT), "ls-files", "--cached", "--others", "--exclude-standard", "--",
+                          *folders], capture_output=True, text=True, check=True).stdout
+    return sorted({line for line in out.splitlines() if (ROOT / line).is_file()})
+
+
+def test_every_code_folder_is_a_package():
+    """find_packages skips a folder without __init__.py, and with it every module inside."""
+    folders = {str(Path(f).parent) for f in _tracked("toolkit", "cli") if f.endswith(".py")}
+    missing = sorted(d for d in folders if not (ROOT / d / "__init__.py").is_file())
+    assert not missing, f"folders of modules without __init__.py (left out of the wheel): {missing}"
+
+
+@pytest.fixture(scope="module")
+def wheel_names(tmp_path_factory) -> set[str]:
+    """Build the wheel once from a copy of the tracked files (the checkout gets no build/ or egg-info)."""
+    if importlib.util.find_spec("build") is None:
+        if os.environ.get("CI"):
+            pytest.fail("the `build` package is missing; CI installs the dev extra, which includes it")
+        pytest.skip("the `build` package (dev extra) is not installed")
+    src = tmp_path_factory.mktemp("src")
+    for name in _tracked("."):
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, src / name)
+    dist = src / "dist"
+    r = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist), str(src)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    (wheel,) = dist.glob("reason_toolkit-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        return set(zf.namelist())
+
+
+def test_wheel_holds_every_tracked_module_and_data_file(wheel_names):
+    code = _tracked("toolkit", "cli")
+    assert any(f.startswith("toolkit/dsg/") for f in code)
+    missing = [f for f in code if "__pycache__" not in f and f not in wheel_names]
+    assert not missing, f"tracked under toolkit/ or cli/ but not in the wheel: {missing}"
+
+
+def test_wheel_holds_every_shipped_asset(wheel_names):
+    assets = [f for f in _tracked("assets") if ".chase-index" not in f and "__pycache__" not in f]
+    missing = [f for f in assets if "reason_assets/" + f.removeprefix("assets/") not in wheel_names]
+    assert not missing, f"tracked under assets/ but not in the wheel: {missing[:10]} ({len(missing)} in all)"
+
+
+def test_every_extra_module_the_code_imports_maps_to_its_extra():
+    """A command that fails on a missing module is told which extra installs it (toolkit.core.extras)."""
+    from tests.support.hidden_extras import extra_modules
+    from toolkit.core.extras import extras_of
+
+    of_extras = extra_modules()
+    code = [m for m in imported("toolkit", "cli") if m in of_extras]
+    assert "torch" in code and "pybullet_data" in code
+    wrong = {m: (extras_of(m), sorted(of_extras[m])) for m in code if not extras_of(m)
+             or not set(extras_of(m)) <= of_extras[m]}
+    assert not wrong, f"module -> (extras named by toolkit.core.extras, extras installing it): {wrong}"

@@ -58,11 +58,16 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def transformers_server(model_dir: Path, *, start_timeout: float = 180.0, log: Path | None = None) -> Iterator[str]:
-    """Start `transformers serve MODEL_DIR` on a free local port (CPU); yield its /v1 base URL; stop it."""
+def transformers_server(model_dir: Path | None, *, start_timeout: float = 180.0,
+                        log: Path | None = None) -> Iterator[str]:
+    """Start `transformers serve MODEL_DIR` on a free local port (CPU); yield its /v1 base URL; stop it.
+
+    With model_dir None the server is not pinned to one model: each request's "model" (a local directory)
+    is loaded on first use, so one server answers for several test models."""
     port = _free_port()
     exe = Path(sys.executable).parent / "transformers"
-    argv = [str(exe), "serve", str(model_dir), "--device", "cpu", "--host", "127.0.0.1", "--port", str(port)]
+    pinned = [] if model_dir is None else [str(model_dir)]
+    argv = [str(exe), "serve", *pinned, "--device", "cpu", "--host", "127.0.0.1", "--port", str(port)]
     out = open(log, "wb") if log else subprocess.DEVNULL
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
