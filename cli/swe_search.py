@@ -82,6 +82,8 @@ def run(
     beta: Annotated[float, typer.Option("--beta", help="Depth bonus decay beta.")] = 0.8,
     gamma: Annotated[float, typer.Option("--gamma", help="Depth penalty gamma*sqrt(d).")] = 0.8,
     max_expansions: Annotated[int, typer.Option("--max-expansions", min=1, help="Children per node.")] = 3,
+    max_depth: Annotated[int, typer.Option("--max-depth", min=1, help="Nodes this deep are not expanded "
+                                                                     "(mcts; the reference's default 10).")] = 10,
     max_finished: Annotated[int, typer.Option("--max-finished", min=1, help="Stop after finished nodes under "
                                                                            "this many distinct parents.")] = 3,
     min_finished: Annotated[int, typer.Option("--min-finished", min=1, help="The reward threshold stops the "
@@ -158,7 +160,8 @@ def run(
     todo = [t for t in todo if t.instance_id not in done]
     options = {"strategy": strategy, "iterations": iterations, "selector": selector, "c": c, "c_scale": c_scale,
                "alpha": alpha, "beta": beta, "gamma": gamma, "max_expansions": max_expansions,
-               "max_finished": max_finished, "min_finished": min_finished, "reward_threshold": reward_threshold,
+               "max_depth": max_depth, "max_finished": max_finished, "min_finished": min_finished,
+               "reward_threshold": reward_threshold,
                "restarts": restarts, "max_cost": max_cost, "test_timeout": test_timeout, "python": python,
                "seed": seed_or_global(seed), "debate_agents": debate_agents, "debate_rounds": debate_rounds}
     jobs = [{"instance": t.to_job(), "options": options, "llm": llm_uri, "record": str(record) if record else None,

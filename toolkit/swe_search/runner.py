@@ -92,7 +92,7 @@ def config_from(options: dict[str, Any]) -> SearchConfig:
     uct = UCTParams(c=options.get("c", 1.0), alpha=options.get("alpha", 200.0), beta=options.get("beta", 0.8),
                     gamma=options.get("gamma", 0.8), max_expansions=options.get("max_expansions", 3),
                     selector=options.get("selector", "reference"), c_scale=options.get("c_scale", 100.0),
-                    bonus_depth=options.get("bonus_depth", 0))
+                    bonus_depth=options.get("bonus_depth", 0), max_depth=options.get("max_depth", 10))
     return SearchConfig(strategy=options.get("strategy", "mcts"), iterations=options.get("iterations", 100), uct=uct,
                         max_finished=options.get("max_finished", 3), min_finished=options.get("min_finished", 2),
                         reward_threshold=options.get("reward_threshold", 100.0),

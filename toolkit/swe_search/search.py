@@ -214,13 +214,36 @@ class Episode:
             self.run_linear(share)
             used += self.tree.size - before
 
-    def trajectory_mean_reward(self, node: int) -> float:
-        """Mean reward over the nodes of the trajectory (root excluded): the reference's mean-award choice."""
-        path = [i for i in self.tree.path(node)[1:] if self.tree.info[i].rewarded]
-        return sum(self.tree.info[i].reward for i in path) / len(path) if path else 0.0
+    def path_stats(self, node: int, limit: int | None = None) -> list[tuple[int, float]]:
+        """(visits, value sum) of each node on the path root..node, as backpropagation left them after the
+        first `limit` expansions (all of them without a limit): every valued non-root node adds its reward
+        to itself and its ancestors."""
+        path = self.tree.path(node)
+        if limit is None:
+            return [(int(self.tree.visits[i]), float(self.tree.value_sum[i])) for i in path]
+        on_path = {n: k for k, n in enumerate(path)}
+        stats = [[0, 0.0] for _ in path]
+        for j in range(1, min(self.tree.size, limit + 1)):
+            info = self.tree.info[j]
+            if not info.rewarded:
+                continue
+            i = j
+            while i >= 0:
+                if i in on_path:
+                    stats[on_path[i]][0] += 1
+                    stats[on_path[i]][1] += info.reward
+                i = int(self.tree.parent[i])
+        return [(v, s) for v, s in stats]
 
-    def best_by_mean_reward(self, nodes: list[int]) -> int:
-        return max(nodes, key=lambda n: (self.trajectory_mean_reward(n), self.tree.info[n].reward, -n))
+    def trajectory_mean_reward(self, node: int, limit: int | None = None) -> float:
+        """The reference's Node.calculate_mean_reward: the mean of value/visits (0 when unvisited) over the
+        nodes of the trajectory, root included."""
+        stats = self.path_stats(node, limit)
+        return sum(s / v if v else 0.0 for v, s in stats) / len(stats)
+
+    def best_by_mean_reward(self, nodes: list[int], limit: int | None = None) -> int:
+        """MeanAwardDiscriminator: the highest mean trajectory reward; ties to the first node (strict >)."""
+        return max(nodes, key=lambda n: (self.trajectory_mean_reward(n, limit), -n))
 
     def candidates(self, limit: int | None = None) -> tuple[list[int], bool]:
         """Finished nodes with a non-empty patch (one per parent); else every valued node with one (flag False)."""
