@@ -166,7 +166,7 @@ def run(
                "seed": seed_or_global(seed), "debate_agents": debate_agents, "debate_rounds": debate_rounds}
     jobs = [{"instance": t.to_job(), "options": options, "llm": llm_uri, "record": str(record) if record else None,
              "model_name": model_name} for t in todo]
-    resolved = total = 0
+    resolved = total = quiet = 0
     writer = _LazyWriter(out, resume)
     tree_writer = _LazyWriter(trees, resume) if trees else None
     try:
@@ -184,6 +184,9 @@ def run(
             resolved += bool(prediction["resolved"])
             console.info(f"{prediction['instance_id']}: resolved={prediction['resolved']} "
                          f"expansions={prediction['expansions']} chosen_by={prediction['chosen_by']}")
+            if prediction.get("note"):
+                console.warn(f"{prediction['instance_id']}: {prediction['note']}")
+                quiet += 1
         for w in (writer, tree_writer):
             if w is not None:
                 w.finish()  # a finished run with nothing new still replaces the old output
@@ -192,7 +195,8 @@ def run(
         if tree_writer is not None:
             tree_writer.close()
     agent = "LLM " + llm_uri.split(":", 1)[0] if llm_uri else "offline"
-    console.info(f"{strategy} ({agent} agent): resolved {resolved}/{total} (hidden FAIL_TO_PASS + PASS_TO_PASS)")
+    console.info(f"{strategy} ({agent} agent): resolved {resolved}/{total} (hidden FAIL_TO_PASS + PASS_TO_PASS)"
+                 + (f"; {quiet} of them with no failing test to start from (see above)" if quiet else ""))
     report_bad(bad)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from toolkit.core.errors import InputError
 from toolkit.core.records import make_record
 from toolkit.swe_search.instances import Instance
-from toolkit.swe_search.offline import OfflineProposer, OfflineValue
+from toolkit.swe_search.offline import OfflineProposer, OfflineValue, no_signal_note
 from toolkit.swe_search.search import Episode, InstanceError, SearchConfig
 from toolkit.swe_search.testrun import run_tests
 from toolkit.swe_search.tree import UCTParams
@@ -72,12 +72,13 @@ def solve(inst: Instance, cfg: SearchConfig, llm=None, *, model_name: str = "rea
                 chosen = ep.best_by_mean_reward(nodes)
                 how = how if how != "none" else "mean-reward"
         patch = ep.tree.info[chosen].patch if chosen is not None else ""
+        note = no_signal_note(ep) if llm is None else ""
         final_commands: list[str] = []
         check = check_patch(ws, inst, patch, cfg.test_timeout, cfg.python, final_commands)
     seconds = round(time.perf_counter() - start, 3)
     summary = {"strategy": cfg.strategy, "expansions": ep.tree.size - 1, "finished_nodes": len(ep.finished),
                "chosen_node": chosen, "chosen_by": how, "chosen_finished": bool(finished and chosen is not None),
-               "resolved": check["resolved"], "patch_applied": check["applied"]}
+               "resolved": check["resolved"], "patch_applied": check["applied"], "note": note}
     prediction = make_record("swe.prediction", 1, instance_id=inst.instance_id, model_name_or_path=model_name,
                              model_patch=patch, **summary)
     tree = make_record("swe.tree", 1, instance_id=inst.instance_id, **summary, seconds=seconds,

@@ -56,7 +56,7 @@ class Episode:
         self.auto_test = auto_test
         self.cost = cost or (lambda: 0)
         self.commands: list[str] = []  # every test command the search ran
-        repro = proposer.reproduction(inst) if hasattr(proposer, "reproduction") else {}
+        repro = proposer.reproduction(inst, ws.root) if hasattr(proposer, "reproduction") else {}
         ws.set_scratch_files(repro)
         self.test_ids = inst.visible_ids + [f"{path}::{name}" for path, (name, _) in repro.items()]
         self.env = Env(ws, self.test_ids, inst.test_cmd, cfg.test_timeout, python=cfg.python, log=self.commands)
@@ -124,7 +124,7 @@ class Episode:
         parent = self.tree.info[node]
         self.ws.checkout(parent.commit)
         obs = execute(self.env, {"name": action.get("name"), "args": action.get("args")})
-        proposed, action = action, {k: v for k, v in action.items() if k != "files"}
+        proposed, action = action, {k: v for k, v in action.items() if k not in ("files", "origin")}
         commit = self.ws.commit(f"step after node {node}: {action.get('name')}") if obs.changed else parent.commit
         kind = obs.terminal or ("step" if obs.ok else "error")
         text = obs.text
