@@ -198,6 +198,11 @@ def run(
     console.info(f"{strategy} ({agent} agent): resolved {resolved}/{total} (hidden FAIL_TO_PASS + PASS_TO_PASS)"
                  + (f"; {quiet} of them with no failing test to start from (see above)" if quiet else ""))
     report_bad(bad)
+    if total and quiet == total:
+        from toolkit.core.errors import RuntimeFailure
+
+        raise RuntimeFailure(f"{instances}: none of the {total} instance(s) gave the agent a failing test or an "
+                             "example to start from, so no patch was checked (predictions written; see above)")
 
 
 @app.command()
