@@ -121,8 +121,14 @@ def test_benchmark_shape():
     for r in ROWS:
         hidden = json.loads(r["FAIL_TO_PASS"])
         assert hidden and all(t.startswith("tests/test_issue.py::") for t in hidden)  # only via test_patch
-        assert "+++ b/tests/test_issue.py" in r["test_patch"] and "```python" in r["problem_statement"]
+        assert "+++ b/tests/test_issue.py" in r["test_patch"]
+        assert ("```" not in r["problem_statement"]) == (r["family"] == "prose")  # prose: an inline example only
         assert not any(t.startswith("tests/test_issue.py") for t in json.loads(r["PASS_TO_PASS"]))
+    assert families["prose"] >= 5 and families["second-cmp"] >= 5
+    for r in ROWS:
+        if r["family"] == "second-cmp":  # the wrong token sits on a line with two comparisons
+            minus = [line for line in r["patch"].splitlines() if line.startswith("-") and not line.startswith("---")]
+            assert len(minus) == 1 and sum(minus[0].count(op) for op in ("<", ">")) == 2
 
 
 def test_compare_runs_every_strategy_and_summarizes(reason, tmp_path):

@@ -214,7 +214,8 @@ def prose(i: int) -> dict[str, Any]:
 
 def all_projects() -> list[dict[str, Any]]:
     out = []
-    out += [trap_window(i) for i in range(6)] + [trap_count(i) for i in range(6)] + [trap_steps(i) for i in range(6)]
+    out += [trap_window(i) for i in range(8)] + [trap_count(i) for i in range(8)]
+    out += [trap_steps(i) for i in range(8)]
     out += [valley(i) for i in range(10)]
     out += [multi(i, k) for k in (3, 4, 5) for i in range(4)]
     out += [simple(i) for i in range(12)]
