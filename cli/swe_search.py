@@ -82,6 +82,8 @@ def run(
     beta: Annotated[float, typer.Option("--beta", help="Depth bonus decay beta.")] = 0.8,
     gamma: Annotated[float, typer.Option("--gamma", help="Depth penalty gamma*sqrt(d).")] = 0.8,
     max_expansions: Annotated[int, typer.Option("--max-expansions", min=1, help="Children per node.")] = 3,
+    max_depth: Annotated[int, typer.Option("--max-depth", min=1, help="Nodes this deep are not expanded "
+                                                                     "(mcts; the reference's default 10).")] = 10,
     max_finished: Annotated[int, typer.Option("--max-finished", min=1, help="Stop after finished nodes under "
                                                                            "this many distinct parents.")] = 3,
     min_finished: Annotated[int, typer.Option("--min-finished", min=1, help="The reward threshold stops the "
@@ -158,12 +160,13 @@ def run(
     todo = [t for t in todo if t.instance_id not in done]
     options = {"strategy": strategy, "iterations": iterations, "selector": selector, "c": c, "c_scale": c_scale,
                "alpha": alpha, "beta": beta, "gamma": gamma, "max_expansions": max_expansions,
-               "max_finished": max_finished, "min_finished": min_finished, "reward_threshold": reward_threshold,
+               "max_depth": max_depth, "max_finished": max_finished, "min_finished": min_finished,
+               "reward_threshold": reward_threshold,
                "restarts": restarts, "max_cost": max_cost, "test_timeout": test_timeout, "python": python,
                "seed": seed_or_global(seed), "debate_agents": debate_agents, "debate_rounds": debate_rounds}
     jobs = [{"instance": t.to_job(), "options": options, "llm": llm_uri, "record": str(record) if record else None,
              "model_name": model_name} for t in todo]
-    resolved = total = 0
+    resolved = total = quiet = 0
     writer = _LazyWriter(out, resume)
     tree_writer = _LazyWriter(trees, resume) if trees else None
     try:
@@ -181,6 +184,9 @@ def run(
             resolved += bool(prediction["resolved"])
             console.info(f"{prediction['instance_id']}: resolved={prediction['resolved']} "
                          f"expansions={prediction['expansions']} chosen_by={prediction['chosen_by']}")
+            if prediction.get("note"):
+                console.warn(f"{prediction['instance_id']}: {prediction['note']}")
+                quiet += 1
         for w in (writer, tree_writer):
             if w is not None:
                 w.finish()  # a finished run with nothing new still replaces the old output
@@ -189,8 +195,14 @@ def run(
         if tree_writer is not None:
             tree_writer.close()
     agent = "LLM " + llm_uri.split(":", 1)[0] if llm_uri else "offline"
-    console.info(f"{strategy} ({agent} agent): resolved {resolved}/{total} (hidden FAIL_TO_PASS + PASS_TO_PASS)")
+    console.info(f"{strategy} ({agent} agent): resolved {resolved}/{total} (hidden FAIL_TO_PASS + PASS_TO_PASS)"
+                 + (f"; {quiet} of them with no failing test to start from (see above)" if quiet else ""))
     report_bad(bad)
+    if total and quiet == total:
+        from toolkit.core.errors import RuntimeFailure
+
+        raise RuntimeFailure(f"{instances}: none of the {total} instance(s) gave the agent a failing test or an "
+                             "example to start from, so no patch was checked (predictions written; see above)")
 
 
 @app.command()

@@ -121,8 +121,14 @@ def test_benchmark_shape():
     for r in ROWS:
         hidden = json.loads(r["FAIL_TO_PASS"])
         assert hidden and all(t.startswith("tests/test_issue.py::") for t in hidden)  # only via test_patch
-        assert "+++ b/tests/test_issue.py" in r["test_patch"] and "```python" in r["problem_statement"]
+        assert "+++ b/tests/test_issue.py" in r["test_patch"]
+        assert ("```" not in r["problem_statement"]) == (r["family"] == "prose")  # prose: an inline example only
         assert not any(t.startswith("tests/test_issue.py") for t in json.loads(r["PASS_TO_PASS"]))
+    assert families["prose"] >= 5 and families["second-cmp"] >= 5
+    for r in ROWS:
+        if r["family"] == "second-cmp":  # the wrong token sits on a line with two comparisons
+            minus = [line for line in r["patch"].splitlines() if line.startswith("-") and not line.startswith("---")]
+            assert len(minus) == 1 and sum(minus[0].count(op) for op in ("<", ">")) == 2
 
 
 def test_compare_runs_every_strategy_and_summarizes(reason, tmp_path):
@@ -147,3 +153,33 @@ def test_mcnemar_exact_p():
     assert mcnemar([(True, False)] * 6 + [(True, True)] * 10) == (6, 0, 0.03125)  # 2 * 0.5**6
     assert mcnemar([(True, False), (False, True)] * 3) == (3, 3, 1.0)
     assert mcnemar([(False, False)]) == (0, 0, 1.0)
+
+
+def test_an_agent_with_nothing_to_go_on_says_so_per_instance(reason, tmp_path):
+    """Prose statements without an example, every visible test passing at base_commit: each instance says why
+    (record `note` and stderr); a run where no instance had anything to go on exits 1 after writing."""
+    named = _row("bench__prose-0", instance_id="named-1",
+                 problem_statement="`alpha_fn` in `pkg/alpha.py` mishandles values below the bound.\n")
+    vague = _row("bench__prose-0", instance_id="vague-1", problem_statement="Results are sometimes wrong.\n")
+    path = tmp_path / "inst.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (named, vague, _row("bench__simple-0"))))
+    out = tmp_path / "preds.jsonl"
+    res = reason("swe-search", "run", "--instances", str(path), "-n", "4", "--out", str(out),
+                 "--instance", "named-1", "--instance", "vague-1")
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines()[-1] == (
+        f"error: {path}: none of the 2 instance(s) gave the agent a failing test or an example to start from, so "
+        "no patch was checked (predictions written; see above)")
+    rows = {r["instance_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert rows["vague-1"]["note"].startswith("nothing attempted: the statement has no reproduction")
+    assert rows["vague-1"]["model_patch"] == "" and "vague-1: nothing attempted" in res.stderr
+    note = rows["named-1"]["note"]
+    assert note.startswith("no failing test to guide the search") and "(pkg/alpha.py:alpha_fn)" in note
+    assert rows["named-1"]["model_patch"].startswith("diff --git a/pkg/alpha.py")  # it searched there
+    assert "named-1: no failing test to guide the search" in res.stderr
+    res = reason("swe-search", "run", "--instances", str(path), "-n", "4", "--out", str(out),
+                 "--instance", "vague-1", "--instance", "bench__simple-0")
+    assert res.returncode == 0, res.stderr
+    assert "resolved 1/2 (hidden FAIL_TO_PASS + PASS_TO_PASS); 1 of them with no failing test" in res.stderr
+    rows = {r["instance_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert rows["bench__simple-0"]["note"] == "" and rows["vague-1"]["note"]

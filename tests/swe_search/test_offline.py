@@ -52,3 +52,60 @@ def test_localization_ranks_the_buggy_line_first(tmp_path):
     assert context_name("tests/test_x.py::TestA::test_b[1-2]") == "test_x.TestA.test_b"
     assert is_test_file("tests/helpers.py") and is_test_file("pkg/test_a.py") and not is_test_file("pkg/a.py")
     assert Path(report.coverage_file).exists()
+
+
+def test_every_site_of_a_line_is_reached_early_and_two_token_edits_are_bounded():
+    from toolkit.swe_search.mutate import PAIR_CAP, pair_mutations
+
+    line = "    return lo <= x < hi"
+    found = mutations(line)
+    # the first comparison's boundary flip, then the second's: the fix on the second comparison is 2nd
+    assert found[:2] == ["    return lo < x < hi", "    return lo <= x <= hi"]
+    assert "    return lo < x <= hi" in found  # both boundaries at once (two tokens)
+    assert mutations("    return a < b and b <= c").index("    return a < b and b < c") == 2
+    wide = "    return a < b < c < d < e < f < 9"
+    assert len(pair_mutations(wide)) == PAIR_CAP
+    assert len(mutations(wide)) <= 3 * 6 + 2 + 3 + PAIR_CAP  # bounded: per site, structural, pairs
+
+
+def test_prose_examples_become_a_reproduction_and_named_functions_are_suspects(tmp_path):
+    from toolkit.swe_search.offline import merge_suspects, reproduction_test
+    from toolkit.swe_search.statement import mentioned_names, prose_checks, statement_scores
+
+    make_repo(tmp_path / "r", {"pkg/__init__.py": "", "pkg/geo.py": ("def clamp(x, lo):\n    if x > lo:\n"
+                                                                      "        return lo\n    return x\n\n\n"
+                                                                      "def other(x):\n    return x + 0\n"),
+                               "tests/test_geo.py": "def test_nothing():\n    assert True\n"})
+    text = "`clamp(-5, 0)` should return `0`, but it returns `-5`. Also `clamp(3, 0) == 3` fails."
+    assert prose_checks(text) == ["assert clamp(-5, 0) == 0", "assert clamp(3, 0) == 3"]
+    assert reproduction_test(text, tmp_path / "r") == ("def test_reproduction():\n    from pkg.geo import clamp\n"
+                                                       "    assert clamp(-5, 0) == 0\n    assert clamp(3, 0) == 3\n")
+    assert reproduction_test("`clamp` is wrong.", tmp_path / "r") is None  # nothing to check against
+    assert mentioned_names("In `pkg.geo`, `clamp` and other(x) misbehave") >= {"clamp", "geo", "other"}
+    scores = statement_scores("`clamp` is wrong below 0.", tmp_path / "r")
+    # the body of clamp (lines 2-4), not `other`; a line holding a literal the statement names ranks higher
+    assert set(scores) == {("pkg/geo.py", 2), ("pkg/geo.py", 3), ("pkg/geo.py", 4)}
+    scores = statement_scores("`other` is off by 0", tmp_path / "r")
+    assert scores == {("pkg/geo.py", 8): 0.3 + 0.1}
+    from toolkit.swe_search.localize import Suspect
+
+    merged = merge_suspects([Suspect("pkg/geo.py", 3, 0.5), Suspect("pkg/geo.py", 8, 0.7)],
+                            {("pkg/geo.py", 3): 0.3})
+    assert [(s.line, s.score) for s in merged] == [(3, 0.8), (8, 0.7)]
+
+
+def test_a_stalled_edit_is_revised_so_three_children_reach_a_two_token_fix():
+    """bench__second-cmp-3: `lo < x < hi` must become `lo <= x <= hi`; no single-token edit changes a test, so
+    the search sees a plateau. Revising the stalled edit walks the line's mutations (pairs included) under
+    the same 3-children limit."""
+    from toolkit.swe_search.instances import load_instances
+    from toolkit.swe_search.runner import solve
+    from toolkit.swe_search.search import SearchConfig
+
+    root = Path(__file__).resolve().parents[2] / "assets" / "swe_search" / "instances.jsonl"
+    inst = load_instances(root, only=["bench__second-cmp-3"])[0]
+    pred, tree = solve(inst, SearchConfig(iterations=25))
+    assert pred["resolved"] and "+    return lo <= x <= hi" in pred["model_patch"]
+    whys = [(n["action"] or {}).get("why", "") for n in tree["nodes"]]
+    assert any(w.startswith("revise the last edit") for w in whys)
+    assert max(len(n["children"]) for n in tree["nodes"]) <= 3

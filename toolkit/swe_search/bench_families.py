@@ -12,6 +12,11 @@ Every instance has visible tests in the repository (PASS_TO_PASS), hidden tests 
 - `multi3`, `multi4`, `multi5`: the same off-by-one comparison in 3-5 validators that the statement's
   example checks together: no single edit changes the outcome (a plateau) until all are fixed.
 - `simple`: one wrong token; sanity instances.
+- `second-cmp`: the wrong token is the second comparison of a line (`lo <= x < hi` for an inclusive range),
+  or the fix needs two tokens of one line (`lo < x < hi` -> `lo <= x <= hi`); the first mutation of the line
+  (the first comparison's boundary flip) does not fix it.
+- `prose`: a one-token bug whose statement has no code block: the symptom is an example written in prose
+  ("`f(-5, 0)` should return `0`, but it returns `-5`.").
 
 Each project: {name, family, files (correct), bugs [(path, correct, buggy)], hidden (tests/test_issue.py),
 hidden_ids, visible_ids, problem, trap (path, correct-buggy line, trap line) or None}.
@@ -157,10 +162,62 @@ def simple(i: int) -> dict[str, Any]:
                     [f"tests/test_issue.py::test_case_{j}" for j in range(1 + len(checks))], problem)
 
 
+SECOND_CMP = [
+    # (function body with {f}, correct, buggy, repro assert, visible assert, hidden asserts)
+    ("def {f}(x, lo, hi):\n    return lo <= x <= hi\n", "lo <= x <= hi", "lo <= x < hi",
+     "{f}(10, 0, 10)", "{f}(5, 0, 10)", ["{f}(3, 3, 3)", "{f}(7, 0, 7)"]),
+    ("def {f}(a, b, c):\n    return a < b and b < c\n", "a < b and b < c", "a < b and b <= c",
+     "not {f}(1, 2, 2)", "{f}(1, 2, 3)", ["not {f}(0, 5, 5)", "not {f}(-1, 3, 3)"]),
+    ("def {f}(xs, i):\n    return 0 <= i < len(xs)\n", "0 <= i < len(xs)", "0 <= i <= len(xs)",
+     "not {f}([1, 2], 2)", "{f}([1, 2], 1)", ["not {f}([], 0)", "not {f}([7], 1)"]),
+    ("def {f}(x, lo, hi):\n    return lo <= x <= hi\n", "lo <= x <= hi", "lo < x < hi",
+     "{f}(0, 0, 10) and {f}(10, 0, 10)", "{f}(5, 0, 10)", ["{f}(2, 2, 2)", "{f}(5, 5, 9)"]),
+]
+
+
+def second_cmp(i: int) -> dict[str, Any]:
+    body, good, bad, repro, seen, checks = SECOND_CMP[i % len(SECOND_CMP)]
+    mod = NAMES[i]
+    f = f"{mod}_check"
+    visible = f"from pkg.{mod} import {f}\n\n\ndef test_typical():\n    assert {seen.format(f=f)}\n"
+    hidden = f"from pkg.{mod} import {f}\n\n\n" + "\n\n".join(
+        f"def test_case_{j}():\n    assert {c.format(f=f)}\n" for j, c in enumerate([repro] + checks))
+    problem = _issue(f"`{f}` is wrong at the edge of its range.", mod, f, f"assert {repro.format(f=f)}")
+    return _project(f"second-cmp-{i}", "second-cmp", mod, body.format(f=f), [(good, bad)], hidden,
+                    [f"tests/test_issue.py::test_case_{j}" for j in range(1 + len(checks))], problem,
+                    visible=visible, visible_ids=["tests/test_visible.py::test_typical"])
+
+
+PROSE = [
+    # (function body with {f}, correct, buggy, call, wrong result, right result, hidden asserts)
+    ("def {f}(x, lo):\n    if x < lo:\n        return lo\n    return x\n", "if x < lo:", "if x > lo:",
+     "{f}(-5, 0)", "-5", "0", ["{f}(3, 0) == 3", "{f}(-1, 2) == 2"]),
+    ("def {f}(a, b):\n    return a * b\n", "a * b", "a + b", "{f}(3, 4)", "7", "12",
+     ["{f}(2, 5) == 10", "{f}(0, 9) == 0"]),
+    ("def {f}(n):\n    return n // 2\n", "n // 2", "n / 2", "{f}(7)", "3.5", "3",
+     ["{f}(9) == 4", "{f}(1) == 0"]),
+]
+
+
+def prose(i: int) -> dict[str, Any]:
+    body, good, bad, call, wrong, right, checks = PROSE[i % len(PROSE)]
+    mod = NAMES[i]
+    f = f"{mod}_fn"
+    call = call.format(f=f)
+    hidden = f"from pkg.{mod} import {f}\n\n\n" + "\n\n".join(
+        f"def test_case_{j}():\n    assert {c.format(f=f)}\n" for j, c in enumerate([f"{call} == {right}"] + checks))
+    problem = (f"`{f}` in `pkg/{mod}.py` gives a wrong result: `{call}` should return `{right}`, but it returns "
+               f"`{wrong}`.\n")
+    return _project(f"prose-{i}", "prose", mod, body.format(f=f), [(good, bad)], hidden,
+                    [f"tests/test_issue.py::test_case_{j}" for j in range(1 + len(checks))], problem)
+
+
 def all_projects() -> list[dict[str, Any]]:
     out = []
-    out += [trap_window(i) for i in range(6)] + [trap_count(i) for i in range(6)] + [trap_steps(i) for i in range(6)]
+    out += [trap_window(i) for i in range(8)] + [trap_count(i) for i in range(8)]
+    out += [trap_steps(i) for i in range(8)]
     out += [valley(i) for i in range(10)]
     out += [multi(i, k) for k in (3, 4, 5) for i in range(4)]
     out += [simple(i) for i in range(12)]
+    out += [second_cmp(i) for i in range(8)] + [prose(i) for i in range(6)]
     return out

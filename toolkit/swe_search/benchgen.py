@@ -117,8 +117,11 @@ def verify(instances: Path) -> list[str]:
     problems = []
     for inst in load_instances(instances):
         row = rows[inst.instance_id]
-        repro = reproduction_test(inst.problem_statement)
         with Workspace(inst.repo, inst.base_commit, inst.instance_id) as ws:
+            repro = reproduction_test(inst.problem_statement, ws.root)
+            if repro is None:
+                problems.append(f"{inst.instance_id}: no reproduction can be read from the statement")
+                continue
             def outcomes(patch: str, ws=ws, inst=inst, repro=repro) -> dict[str, str]:
                 """The hidden, visible and reproduction tests with `patch` applied."""
                 ws.apply_on_base(patch)

@@ -67,7 +67,7 @@ def compare_instance(job: dict[str, Any]) -> list[dict[str, Any]]:
                     ep = ep or longest
                     limit = None if strategy == "restarts" else budget
                     nodes, finished = ep.candidates(limit)
-                    chosen = ep.best_by_mean_reward(nodes) if nodes else None
+                    chosen = ep.best_by_mean_reward(nodes, limit) if nodes else None
                     patch = ep.tree.info[chosen].patch if chosen is not None else ""
                     resolved = judge(patch)
                     used = min(ep.tree.size - 1, budget)

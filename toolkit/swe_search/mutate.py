@@ -1,5 +1,6 @@
-"""Program mutations of one source line: operator, comparison and constant tweaks, negated conditions,
-swapped arguments and off-by-one bounds. Each mutation is the line's new text."""
+"""Program mutations of one source line: operator, comparison and constant tweaks at every site of the line,
+negated conditions, swapped arguments, off-by-one bounds and two-token edits. Each mutation is the line's
+new text."""
 
 from __future__ import annotations
 
@@ -33,9 +34,14 @@ def _replace(line: str, start: int, end: int, text: str) -> str:
 RELATIONAL = {"<", "<=", ">", ">=", "==", "!=", "and", "or", "True", "False"}
 
 
-def token_mutations(line: str) -> tuple[list[str], list[str], list[str]]:
-    """(relational/boolean swaps, constant tweaks, arithmetic swaps)."""
-    rel, num, arith = [], [], []
+PAIR_CAP = 6  # two-token edits per line: enough for two comparisons and a constant, still bounded
+
+
+def token_sites(line: str) -> list[tuple[int, int, list[str], str]]:
+    """Every mutable token of the line: (start, end, replacements in order of preference, kind), kind one of
+    rel (comparison / boolean), num (integer constant), arith (operator). The first replacement of a
+    comparison is its boundary flip (< <-> <=, > <-> >=)."""
+    sites = []
     prev = None
     for tok in _tokens(line):
         if tok.start[0] != 1:
@@ -49,12 +55,37 @@ def token_mutations(line: str) -> tuple[list[str], list[str], list[str]]:
         if unary:
             continue
         if (tok.type == tokenize.OP or tok.type == tokenize.NAME) and tok.string in SWAPS:
-            target = rel if tok.string in RELATIONAL else arith
-            target += [_replace(line, s, e, alt) for alt in SWAPS[tok.string]]
+            sites.append((s, e, list(SWAPS[tok.string]), "rel" if tok.string in RELATIONAL else "arith"))
         elif tok.type == tokenize.NUMBER and tok.string.isdigit():
             n = int(tok.string)
-            num += [_replace(line, s, e, str(v)) for v in (n + 1, n - 1) if v >= 0]
-    return rel, num, arith
+            sites.append((s, e, [str(v) for v in (n + 1, n - 1) if v >= 0], "num"))
+    return sites
+
+
+def _by_rank(line: str, sites) -> list[str]:
+    """The first replacement of every site, then the second of every site, ...: a fix on the line's second
+    comparison comes right after the first comparison's boundary flip, not after all of its swaps."""
+    depth = max((len(alts) for _, _, alts, _ in sites), default=0)
+    return [_replace(line, s, e, alts[k]) for k in range(depth) for s, e, alts, _ in sites if k < len(alts)]
+
+
+def token_mutations(line: str) -> tuple[list[str], list[str], list[str]]:
+    """(relational/boolean swaps, constant tweaks, arithmetic swaps), each ranked across the line's sites."""
+    sites = token_sites(line)
+    return tuple(_by_rank(line, [x for x in sites if x[3] == kind]) for kind in ("rel", "num", "arith"))
+
+
+def pair_mutations(line: str, cap: int = PAIR_CAP) -> list[str]:
+    """Two-token edits: the first replacement of two different comparison / constant sites at once (e.g. both
+    bounds of `lo < x < hi` made inclusive), nearest sites first, at most `cap`."""
+    sites = [x for x in token_sites(line) if x[3] in ("rel", "num") and x[2]]
+    pairs = sorted(((i, j) for i in range(len(sites)) for j in range(i + 1, len(sites))),
+                   key=lambda ij: (ij[1] - ij[0], ij))
+    out = []
+    for i, j in pairs[:cap]:
+        (s1, e1, a1, _), (s2, e2, a2, _) = sites[i], sites[j]
+        out.append(_replace(_replace(line, s2, e2, a2[0]), s1, e1, a1[0]))  # the later site first: offsets hold
+    return out
 
 
 def _parse_line(line: str) -> ast.AST | None:
@@ -109,13 +140,14 @@ def structural_mutations(line: str) -> list[str]:
 
 def mutations(line: str) -> list[str]:
     """Distinct mutated versions of `line` (no trailing newline), in a fixed order: relational and boolean
-    swaps, constant tweaks, negated conditions / swapped arguments / off-by-one bounds, arithmetic swaps."""
+    swaps, constant tweaks, negated conditions / swapped arguments / off-by-one bounds, arithmetic swaps,
+    two-token edits. Bounded: at most 3 per comparison, 2 per constant, a few structural, PAIR_CAP pairs."""
     line = line.rstrip("\n")
     if not line.strip() or line.strip().startswith("#"):
         return []
     rel, num, arith = token_mutations(line)
     seen, out = {line}, []
-    for new in rel + num + structural_mutations(line) + arith:
+    for new in rel + num + structural_mutations(line) + arith + pair_mutations(line):
         if new not in seen:
             seen.add(new)
             out.append(new)

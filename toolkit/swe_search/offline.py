@@ -2,13 +2,16 @@
 
 The agent sees what a SWE-bench agent sees: the repository and the problem statement. Its tests are the
 visible ones (PASS_TO_PASS) plus a reproduction test it writes from the problem statement's ```python
-blocks that hold an `assert` (kept out of every patch). It never runs FAIL_TO_PASS.
+blocks that hold an `assert`, or else from examples written in prose ("`f(2)` should return `4`"; see
+statement.py), kept out of every patch. It never runs FAIL_TO_PASS.
 
-Proposals at a node, in order: `finish` when every target test passes; otherwise (linear agent only), when
-the node's own edit did not make more target tests pass, undoing that edit; then mutations of the most
-suspicious lines (Ochiai over per-test coverage plus traceback lines and enclosing `def` lines; ties shuffled
-by the seed), taken round-robin across lines, skipping edits already tried at the node's children, edits
-already on the path, and exact undos of ancestors' edits.
+Proposals at a node, in order: `finish` when every target test passes and the code has changed; otherwise,
+when the node's own edit did not make more target tests pass, undoing that edit (linear agent only) and
+revising it (the other mutations of the same original line); then mutations of the most suspicious lines
+(Ochiai over per-test coverage plus traceback lines and enclosing `def` lines, plus the lines of the
+functions the statement names; ties shuffled by the seed), taken round-robin across lines, skipping edits
+already tried at the node's children, edits already on the path, exact undos of ancestors' edits, and edits
+that would give a code state the tree already holds.
 """
 
 from __future__ import annotations
@@ -18,10 +21,14 @@ import random
 import re
 import textwrap
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkit.swe_search.localize import localize
+from git.exc import GitCommandError
+
+from toolkit.swe_search.localize import Suspect, localize
 from toolkit.swe_search.mutate import mutations
+from toolkit.swe_search.statement import imports_for, named_functions, prose_checks, statement_scores
 
 if TYPE_CHECKING:
     from toolkit.swe_search.search import Episode
@@ -32,9 +39,16 @@ REPRO_NAME = "test_reproduction"
 CODE_BLOCK = re.compile(r"```(?:python|py)?\n(.*?)```", re.DOTALL)
 
 
-def reproduction_test(problem_statement: str) -> str | None:
-    """A pytest file made of the statement's code blocks that assert something; None when there is none."""
+def reproduction_test(problem_statement: str, root: Path | None = None) -> str | None:
+    """A pytest file made of the statement's code blocks that assert something, or (with the repository's
+    `root`, when there is no such block) of its prose examples with imports of the functions they call;
+    None when there is neither."""
     blocks = [b for b in CODE_BLOCK.findall(problem_statement) if re.search(r"^\s*assert\b", b, re.MULTILINE)]
+    if not blocks and root is not None:
+        checks = prose_checks(problem_statement)
+        imports = imports_for(checks, root) if checks else []
+        if checks and imports:
+            blocks = ["\n".join(imports + checks)]
     if not blocks:
         return None
     body = "\n".join(textwrap.indent(textwrap.dedent(b).strip("\n"), "    ") for b in blocks)
@@ -71,6 +85,33 @@ def unique_context(text: str, lines: list[str], index: int, new_line: str) -> tu
     return None
 
 
+def merge_suspects(spectrum: list[Suspect], statement: dict[tuple[str, int], float]) -> list[Suspect]:
+    """The spectrum's scores plus the statement's (lines of the functions it names): without a failing test
+    the statement alone ranks the lines."""
+    scores = {(s.path, s.line): s.score for s in spectrum}
+    for key, score in statement.items():
+        scores[key] = round(scores.get(key, 0.0) + score, 6)
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0][0], kv[0][1]))
+    return [Suspect(path, line, score) for (path, line), score in ranked]
+
+
+def no_signal_note(ep: Episode) -> str:
+    """Why the agent had nothing to go on, or '' when the base commit had a failing test of its own."""
+    report = ep.reports.get(0)
+    if report is None or any(o != "passed" for o in report.outcomes.values()):
+        return ""
+    repro = any(t.startswith(f"{REPRO_PATH}::") for t in ep.test_ids)
+    why = ("the statement's reproduction passes at base_commit and so does every visible test" if repro else
+           "the statement has no reproduction (no ```python block with an assert, no inline example such as "
+           "`f(2)` should return `4`) and every visible test passes at base_commit")
+    named = sorted({f"{n.path}:{n.name}" for n in named_functions(ep.inst.problem_statement, ep.ws.root)})
+    edits = sum(1 for i in range(1, ep.tree.size) if edit_key(ep.tree.info[i].action or {}))
+    if not named:
+        return f"nothing attempted: {why}, and it names no function of the repository"
+    return (f"no failing test to guide the search: {why}; {edits} edit(s) tried in the functions it names "
+            f"({', '.join(named[:4])}{', ...' if len(named) > 4 else ''}), none checked by a test")
+
+
 @dataclass
 class OfflineProposer:
     """`undo`: propose undoing an edit that did not help. The linear agent needs it to back out of a dead
@@ -85,15 +126,38 @@ class OfflineProposer:
     _files: dict[int, dict[str, str]] = field(default_factory=lambda: {0: {}})
     _base: dict[str, str] = field(default_factory=dict)
     _seen: set[frozenset] = field(default_factory=lambda: {frozenset()})
+    # per edited node: (path, the unique context of the line before any edit), for revisions
+    _origin: dict[int, tuple[str, str]] = field(default_factory=dict)
+    _statement: dict[tuple[str, int], float] | None = None  # line scores from the statement's names
+    _base_text: dict[str, list[str]] = field(default_factory=dict)
 
     def _fingerprint(self, files: dict[str, str]) -> frozenset:
         return frozenset((p, h) for p, h in files.items() if h != self._base.get(p))
 
-    def reproduction(self, inst) -> dict[str, tuple[str, str]]:
-        text = reproduction_test(inst.problem_statement)
+    def reproduction(self, inst, root: Path | None = None) -> dict[str, tuple[str, str]]:
+        text = reproduction_test(inst.problem_statement, root)
         return {REPRO_PATH: (REPRO_NAME, text)} if text else {}
 
+    def statement_lines(self, ep: Episode) -> dict[tuple[str, int], float]:
+        """Scores of the lines of the functions the statement names, read once at the base commit (edits
+        replace one line by one, so line numbers hold)."""
+        if self._statement is None:
+            ep.ws.checkout(ep.ws.base)
+            self._statement = statement_scores(ep.inst.problem_statement, ep.ws.root)
+        return self._statement
+
+    def _base_line(self, ep: Episode, path: str, line: int) -> str | None:
+        if path not in self._base_text:
+            try:
+                self._base_text[path] = ep.ws.repo.git.show(f"{ep.ws.base}:{path}").splitlines()
+            except GitCommandError:  # a file the base commit lacks has no base line
+                self._base_text[path] = []
+        lines = self._base_text[path]
+        return lines[line - 1] if 0 < line <= len(lines) else None
+
     def on_child(self, ep: Episode, node: int, child: int, action: dict[str, Any], changed: bool) -> None:
+        if changed and action.get("origin"):
+            self._origin[child] = action["origin"]
         files = action.get("files") if changed else None
         self._files[child] = dict(files) if files is not None else dict(self._files.get(node, {}))
         self._seen.add(self._fingerprint(self._files[child]))
@@ -104,23 +168,48 @@ class OfflineProposer:
         report = ep.report_at(node)
         info = ep.tree.info[node]
         out: list[dict[str, Any]] = []
-        if report is not None and report.outcomes and all(o == "passed" for o in report.outcomes.values()):
+        all_pass = report is not None and report.outcomes and all(o == "passed" for o in report.outcomes.values())
+        if all_pass and info.patch.strip():
             out.append({"name": "finish", "args": {"reason": "all target tests pass"}})
         elif report is not None:
             parent = int(ep.tree.parent[node])
             key = edit_key(info.action or {})
-            if self.undo and key and parent >= 0 and info.reward <= ep.tree.info[parent].reward:
+            stalled = bool(key) and parent >= 0 and info.reward <= ep.tree.info[parent].reward
+            if self.undo and stalled:
                 path, old, new = key
                 out.append({"name": "string_replace", "args": {"path": path, "old": new, "new": old},
                             "why": "undo the last edit: it did not make more tests pass", "undo": True,
                             "files": dict(self._files.get(parent, {}))})
+            if stalled and node in self._origin:
+                out += self._revisions(ep, node, key)
             out += self._mutations(ep, node, report)
         self._cache[node] = out
         return out
 
-    def _mutations(self, ep: Episode, node: int, report) -> list[dict[str, Any]]:
+    def _revisions(self, ep: Episode, node: int, key: tuple[str, str, str]) -> list[dict[str, Any]]:
+        """The node's edit did not help: the other mutations of the line it changed, each replacing it."""
+        path, orig = self._origin[node]
+        current = key[2]
         ep.ws.checkout(ep.tree.info[node].commit)
-        suspects = localize(report, ep.ws.root)
+        text = (ep.ws.root / path).read_text(encoding="utf-8")
+        if text.count(current) != 1:
+            return []
+        head = orig.rstrip("\n").split("\n")
+        out = []
+        for new_line in mutations(head[-1]):
+            alt = "\n".join(head[:-1] + [new_line]) + "\n"
+            if alt == current:
+                continue
+            files = {**self._files.get(node, {}), path: _digest(text.replace(current, alt, 1))}
+            out.append({"name": "string_replace", "args": {"path": path, "old": current, "new": alt},
+                        "why": f"revise the last edit of {path}: it did not make more tests pass",
+                        "files": files, "origin": (path, orig)})
+        return out
+
+    def _mutations(self, ep: Episode, node: int, report) -> list[dict[str, Any]]:
+        statement = self.statement_lines(ep)
+        ep.ws.checkout(ep.tree.info[node].commit)
+        suspects = merge_suspects(localize(report, ep.ws.root), statement)
         rng = random.Random(f"{self.seed}:{ep.tree.info[node].commit}")
         groups: dict[float, list] = {}
         for s in suspects:
@@ -137,8 +226,8 @@ class OfflineProposer:
                 texts[s.path] = (ep.ws.root / s.path).read_text(encoding="utf-8")
             text = texts[s.path]
             lines = text.splitlines()
-            if not 0 < s.line <= len(lines):
-                continue
+            if not 0 < s.line <= len(lines) or lines[s.line - 1] != self._base_line(ep, s.path, s.line):
+                continue  # a line edited on this path changes again only by revision: no drift (lo = 1, 2, 3...)
             group = []
             here = self._files.get(node, {})
             if s.path not in here:  # untouched on this path: the text is the base content
@@ -150,7 +239,7 @@ class OfflineProposer:
                 files = {**here, s.path: _digest(text.replace(ctx[0], ctx[1], 1))}
                 group.append({"name": "string_replace", "args": {"path": s.path, "old": ctx[0], "new": ctx[1]},
                               "why": f"mutate suspicious line {s.path}:{s.line} (score {s.score:g})",
-                              "files": files})
+                              "files": files, "origin": (s.path, ctx[0])})
             per_line.append(group)
         # round-robin over the suspicious lines: the k-th mutation of every line before the (k+1)-th of any
         return [g[k] for k in range(max(map(len, per_line), default=0)) for g in per_line if k < len(g)]

@@ -9,7 +9,7 @@ from typing import Any
 from toolkit.core.errors import InputError
 from toolkit.core.records import make_record
 from toolkit.swe_search.instances import Instance
-from toolkit.swe_search.offline import OfflineProposer, OfflineValue
+from toolkit.swe_search.offline import OfflineProposer, OfflineValue, no_signal_note
 from toolkit.swe_search.search import Episode, InstanceError, SearchConfig
 from toolkit.swe_search.testrun import run_tests
 from toolkit.swe_search.tree import UCTParams
@@ -72,12 +72,13 @@ def solve(inst: Instance, cfg: SearchConfig, llm=None, *, model_name: str = "rea
                 chosen = ep.best_by_mean_reward(nodes)
                 how = how if how != "none" else "mean-reward"
         patch = ep.tree.info[chosen].patch if chosen is not None else ""
+        note = no_signal_note(ep) if llm is None else ""
         final_commands: list[str] = []
         check = check_patch(ws, inst, patch, cfg.test_timeout, cfg.python, final_commands)
     seconds = round(time.perf_counter() - start, 3)
     summary = {"strategy": cfg.strategy, "expansions": ep.tree.size - 1, "finished_nodes": len(ep.finished),
                "chosen_node": chosen, "chosen_by": how, "chosen_finished": bool(finished and chosen is not None),
-               "resolved": check["resolved"], "patch_applied": check["applied"]}
+               "resolved": check["resolved"], "patch_applied": check["applied"], "note": note}
     prediction = make_record("swe.prediction", 1, instance_id=inst.instance_id, model_name_or_path=model_name,
                              model_patch=patch, **summary)
     tree = make_record("swe.tree", 1, instance_id=inst.instance_id, **summary, seconds=seconds,
@@ -92,7 +93,7 @@ def config_from(options: dict[str, Any]) -> SearchConfig:
     uct = UCTParams(c=options.get("c", 1.0), alpha=options.get("alpha", 200.0), beta=options.get("beta", 0.8),
                     gamma=options.get("gamma", 0.8), max_expansions=options.get("max_expansions", 3),
                     selector=options.get("selector", "reference"), c_scale=options.get("c_scale", 100.0),
-                    bonus_depth=options.get("bonus_depth", 0))
+                    bonus_depth=options.get("bonus_depth", 0), max_depth=options.get("max_depth", 10))
     return SearchConfig(strategy=options.get("strategy", "mcts"), iterations=options.get("iterations", 100), uct=uct,
                         max_finished=options.get("max_finished", 3), min_finished=options.get("min_finished", 2),
                         reward_threshold=options.get("reward_threshold", 100.0),

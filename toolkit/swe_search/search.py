@@ -56,7 +56,7 @@ class Episode:
         self.auto_test = auto_test
         self.cost = cost or (lambda: 0)
         self.commands: list[str] = []  # every test command the search ran
-        repro = proposer.reproduction(inst) if hasattr(proposer, "reproduction") else {}
+        repro = proposer.reproduction(inst, ws.root) if hasattr(proposer, "reproduction") else {}
         ws.set_scratch_files(repro)
         self.test_ids = inst.visible_ids + [f"{path}::{name}" for path, (name, _) in repro.items()]
         self.env = Env(ws, self.test_ids, inst.test_cmd, cfg.test_timeout, python=cfg.python, log=self.commands)
@@ -124,7 +124,7 @@ class Episode:
         parent = self.tree.info[node]
         self.ws.checkout(parent.commit)
         obs = execute(self.env, {"name": action.get("name"), "args": action.get("args")})
-        proposed, action = action, {k: v for k, v in action.items() if k != "files"}
+        proposed, action = action, {k: v for k, v in action.items() if k not in ("files", "origin")}
         commit = self.ws.commit(f"step after node {node}: {action.get('name')}") if obs.changed else parent.commit
         kind = obs.terminal or ("step" if obs.ok else "error")
         text = obs.text
@@ -214,13 +214,36 @@ class Episode:
             self.run_linear(share)
             used += self.tree.size - before
 
-    def trajectory_mean_reward(self, node: int) -> float:
-        """Mean reward over the nodes of the trajectory (root excluded): the reference's mean-award choice."""
-        path = [i for i in self.tree.path(node)[1:] if self.tree.info[i].rewarded]
-        return sum(self.tree.info[i].reward for i in path) / len(path) if path else 0.0
+    def path_stats(self, node: int, limit: int | None = None) -> list[tuple[int, float]]:
+        """(visits, value sum) of each node on the path root..node, as backpropagation left them after the
+        first `limit` expansions (all of them without a limit): every valued non-root node adds its reward
+        to itself and its ancestors."""
+        path = self.tree.path(node)
+        if limit is None:
+            return [(int(self.tree.visits[i]), float(self.tree.value_sum[i])) for i in path]
+        on_path = {n: k for k, n in enumerate(path)}
+        stats = [[0, 0.0] for _ in path]
+        for j in range(1, min(self.tree.size, limit + 1)):
+            info = self.tree.info[j]
+            if not info.rewarded:
+                continue
+            i = j
+            while i >= 0:
+                if i in on_path:
+                    stats[on_path[i]][0] += 1
+                    stats[on_path[i]][1] += info.reward
+                i = int(self.tree.parent[i])
+        return [(v, s) for v, s in stats]
 
-    def best_by_mean_reward(self, nodes: list[int]) -> int:
-        return max(nodes, key=lambda n: (self.trajectory_mean_reward(n), self.tree.info[n].reward, -n))
+    def trajectory_mean_reward(self, node: int, limit: int | None = None) -> float:
+        """The reference's Node.calculate_mean_reward: the mean of value/visits (0 when unvisited) over the
+        nodes of the trajectory, root included."""
+        stats = self.path_stats(node, limit)
+        return sum(s / v if v else 0.0 for v, s in stats) / len(stats)
+
+    def best_by_mean_reward(self, nodes: list[int], limit: int | None = None) -> int:
+        """MeanAwardDiscriminator: the highest mean trajectory reward; ties to the first node (strict >)."""
+        return max(nodes, key=lambda n: (self.trajectory_mean_reward(n, limit), -n))
 
     def candidates(self, limit: int | None = None) -> tuple[list[int], bool]:
         """Finished nodes with a non-empty patch (one per parent); else every valued node with one (flag False)."""

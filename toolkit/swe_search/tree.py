@@ -12,17 +12,31 @@ from toolkit.swe_search import kernels
 
 @dataclass
 class UCTParams:
-    """Selection score terms (defaults as in the SWE-Search public code: C 1, alpha 200, beta = gamma 0.8,
-    depth bonus at the root only); `c_scale` puts C on the reward scale (see selector.py)."""
+    """Selection settings. The defaults are the settings the SWE-Search authors published with their
+    trajectories (moatless-tree-search, tests/traj_haiku.json: C 1, depth weight 0.8, depth bonus factor 200,
+    thresholds 55 / 50 / 75, leaf bonus 20, child penalty 5, finished-trajectory penalty 50), plus the
+    duplicate penalties (25, 50) and max_depth 10 of the reference code, which that file predates. The
+    reference classes' own defaults differ (bonus factor 0, thresholds 50 / 0, leaf bonus 50); the table in
+    assets/swe_search/README.md lists both. `c_scale` puts C on the reward scale (see selector.py)."""
 
     c: float = 1.0
-    alpha: float = 200.0
-    beta: float = 0.8
-    gamma: float = 0.8
+    alpha: float = 200.0  # depth_bonus_factor
+    beta: float = 0.8  # depth_weight (bonus decay)
+    gamma: float = 0.8  # depth_weight (penalty)
     max_expansions: int = 3
     selector: str = "reference"  # reference | paper
     c_scale: float = 100.0
     bonus_depth: int = 0  # reference: the depth bonus applies to nodes at depth <= this
+    max_depth: int = 10  # nodes at this depth or deeper are never expanded (SearchTree.create's default)
+    high_value_threshold: float = 55.0
+    low_value_threshold: float = 50.0
+    very_high_value_threshold: float = 75.0
+    leaf_bonus: float = 20.0  # high_value_leaf_bonus_constant
+    bad_children_factor: float = 5.0  # a literal 5 in the reference code
+    child_penalty: float = 5.0  # high_value_child_penalty_constant
+    finished_penalty: float = 50.0  # finished_trajectory_penalty
+    duplicate_child_penalty: float = 25.0  # x (duplicate children)^2
+    duplicate_action_penalty: float = 50.0  # x (children with one action name - 1)^2, per name
 
 
 @dataclass
@@ -87,8 +101,10 @@ class Tree:
             from toolkit.swe_search.selector import select_reference
 
             return select_reference(self, p)
+        closed = self.terminal.copy()  # the reference drops nodes at max_depth before scoring
+        closed[: self.size][self.depth[: self.size] >= p.max_depth] = 1
         return int(kernels.select_node(self.size, self.parent, self.visits, self.value_sum, self.depth,
-                                       self.n_children, self.terminal, p.max_expansions, p.c * p.c_scale, p.alpha,
+                                       self.n_children, closed, p.max_expansions, p.c * p.c_scale, p.alpha,
                                        p.beta, p.gamma))
 
     def backpropagate(self, node: int, reward: float) -> None:
