@@ -273,17 +273,28 @@ def report(
     as_markdown: Annotated[bool, typer.Option("--markdown", help="Print Markdown tables on stdout instead of "
                                                                  "records.")] = False,
     png: Annotated[Path | None, typer.Option("--png", help="Draw the confusion matrices here.")] = None,
+    official: Annotated[Path | None, typer.Option("--official", help="Published matrices (official-results.json): "
+                                                                     "each rule's largest cell difference from "
+                                                                     "every run is added.")] = None,
     seed: SeedOpt = None,
 ):
-    """Confusion matrices of a protocol file, recomputed from its problem records (metacausal.confusion).
+    """Confusion matrices of a protocol file, recomputed from its problem records (metacausal.confusion); `ad` is
+    the official script's rule (largest accepted K'), `ad-min` the lowest mean A^2 among the accepted K'.
 
-    Example: reason metacausal report p.jsonl --select ad,bic --markdown --png confusion.png
+    Example: reason metacausal report p.jsonl --select ad,ad-min,bic --markdown --official official-results.json
     """
     from toolkit.core.errors import InputError
     from toolkit.core.records import make_record
     from toolkit.metacausal.options import parse_selections
     from toolkit.metacausal.protocol import confusion
-    from toolkit.metacausal.report import load_protocol, markdown, plot_confusions, show_confusions
+    from toolkit.metacausal.report import (
+        gaps_markdown,
+        load_protocol,
+        markdown,
+        official_gaps,
+        plot_confusions,
+        show_confusions,
+    )
     from toolkit.metacausal.select import SELECTIONS
 
     seed_or_global(seed)
@@ -294,14 +305,37 @@ def report(
     ks = sorted({p["k"] for p in problems})
     summaries = [make_record("metacausal.confusion", 1, **confusion(problems, m, settings["kmax"], ks),
                              settings=settings) for m in methods]
+    if official is not None:
+        published = _read_official(official)
+        for s in summaries:
+            s["official_gaps"] = official_gaps(s, published)
     if as_markdown:
         for s in summaries:
-            print(f"### --select {s['select']}\n\n{markdown(s)}\n")
+            gaps = f"{gaps_markdown(s, s['official_gaps'])}\n\n" if "official_gaps" in s else ""
+            print(f"### --select {s['select']}\n\n{markdown(s)}\n\n{gaps}")
     else:
         _write(summaries, None)
     show_confusions(summaries)
     if png is not None:
         plot_confusions(summaries, str(png))
+
+
+def _read_official(path: Path) -> dict:
+    import json
+
+    from toolkit.core.errors import InputError
+
+    try:
+        data = json.loads(Path(path).read_text())
+        runs = data["runs"]
+        if not runs or not all(isinstance(r["matrix"], dict) for r in runs.values()):
+            raise ValueError
+    except FileNotFoundError:
+        raise InputError(f"--official {path}: no such file") from None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise InputError(f"--official {path}: expected JSON with runs.NAME.matrix.K = [counts], as "
+                         "assets/metacausal/official-results.json") from None
+    return data
 
 
 @app.command()
