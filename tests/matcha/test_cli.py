@@ -176,3 +176,20 @@ def test_shipped_model_reproduces_its_cell():
                 == ("homo2hetero", 0, "erm", True))
     assert res.trace[0]["accuracy"] == pytest.approx(cell["accuracy_trace"][0], abs=0.002)
     assert res.trace[-1]["accuracy"] == pytest.approx(cell["accuracy"], abs=0.002)
+
+
+def test_bench_cells_hold_the_default_output_and_the_papers_beside_it(tmp_path):
+    common = ["matcha", "bench", "--settings", "homo2hetero", "--tta", "erm", "--nodes", "300", "--features", "30",
+              "--mu", "0.2", "--epochs", "20", "--rounds", "6", "--seeds", "0"]
+    r = run_reason(*common, "-o", str(tmp_path / "a.jsonl"), "--schedule", "cosine")
+    assert r.returncode == 0, r.stderr
+    _, cell = records((tmp_path / "a.jsonl").read_text())
+    assert cell["config"]["schedule"] == "cosine" and cell["config"]["stop"] == "pic"
+    assert cell["accuracy"] == cell["accuracy_trace"][cell["output_round"]]
+    assert cell["output_round"] == cell["pic_stop_round"] and cell["accuracy_last_round"] == cell["accuracy_trace"][-1]
+    r = run_reason(*common, "-o", str(tmp_path / "b.jsonl"), "--stop", "last", "--schedule", "constant")
+    _, paper = records((tmp_path / "b.jsonl").read_text())
+    assert "stop" not in paper["config"] and paper["accuracy"] == paper["accuracy_trace"][-1]
+    assert cell["accuracy_paper"] == paper["accuracy"]  # the paper's run, recorded beside the cosine one
+    r = run_reason(*common, "--stop", "best")
+    assert r.returncode == 2 and "--stop 'best'" in r.stderr

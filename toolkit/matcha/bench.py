@@ -172,7 +172,8 @@ def run_job(job: Job) -> list[dict]:
             pics = [row["pic"] for row in res.trace]
             pic_round = min(range(len(pics)), key=pics.__getitem__)
             paper = accs[-1]
-            if True in want and (cfg.schedule, cfg.stop) != PAPER_OUTPUT:  # the paper's output, beside ours
+            if True in want and cfg.schedule != PAPER_OUTPUT[0]:  # the paper's output, beside ours (a constant
+                # step's trace is the paper's run, so its last round is that output)
                 paper = matcha_adapt(model, target, tta, rounds=cfg.rounds, lr=cfg.lr, schedule="constant",
                                      stop="last", memory=memory, **cfg.tta_hp).trace[-1]["accuracy"]
             common = dict(setting=setting, seed=job.seed, tta=tta, source_accuracy=round(info["train_accuracy"], 6),
