@@ -15,7 +15,9 @@ app = typer.Typer(help="Meta-causal states: simulate switching systems, infer K 
                        "--select bic | reason metacausal graph --fit - --png g.png",
                   no_args_is_help=True)
 
-SelectOpt = Annotated[str, typer.Option("--select", help="How K is chosen: ad, bic, icl or ad+bic.")]
+SelectOpt = Annotated[str, typer.Option("--select", help="How K is chosen: ad (the official script's rule: the "
+                                                         "largest K' that passes), ad-min (lowest mean A^2 among "
+                                                         "those), bic, icl or ad+bic.")]
 RestartsOpt = Annotated[str, typer.Option("--restarts", help="EM restarts per K': 'official' (2, 8, 26, 177 for "
                                                              "K'=1..4) or a number.")]
 EngineOpt = Annotated[str, typer.Option("--engine", help="fast (compiled exact L1 fits) or reference (LP solver).")]
@@ -42,8 +44,8 @@ def protocol(
     problems: Annotated[int, typer.Option("--problems", min=1, help="Problems per K (problem p uses seed "
                                                                     "first-seed + p).")] = 100,
     select: Annotated[str, typer.Option("--select", help="Selection rules to summarise, comma separated "
-                                                         "(ad, bic, icl, ad+bic); every problem record scores all "
-                                                         "of them on the same fits.")] = "ad",
+                                                         "(ad, ad-min, bic, icl, ad+bic); every problem record "
+                                                         "scores all of them on the same fits.")] = "ad",
     kmax: KmaxOpt = 4,
     restarts: RestartsOpt = "official",
     engine: EngineOpt = "fast",
