@@ -180,6 +180,16 @@ def train(
             wall_s=info["wall_s"]))
 
 
+def _check_output(stop: str, schedule: str) -> None:
+    from toolkit.core.errors import InputError
+    from toolkit.matcha.output import SCHEDULES, STOPS
+
+    if stop not in STOPS:
+        raise InputError(f"--stop {stop!r}: expected {' or '.join(STOPS)}")
+    if schedule not in SCHEDULES:
+        raise InputError(f"--schedule {schedule!r}: expected {' or '.join(SCHEDULES)}")
+
+
 @app.command()
 def adapt(
     model: Annotated[str, typer.Option("--model", "-m", help="Model directory or py:MODULE:FN.")],
@@ -188,8 +198,11 @@ def adapt(
     matcha: Annotated[bool, typer.Option("--matcha/--no-matcha", help="Adapt γ with the PIC loss.")] = True,
     rounds: Annotated[int, typer.Option("--rounds", help="Matcha rounds.")] = 50,
     lr: Annotated[float, typer.Option("--lr", help="SGD learning rate on γ.")] = 1.0,
-    stop: Annotated[str, typer.Option("--stop", help="rounds (last round) or pic (round of lowest PIC loss, "
-                                                     "label-free).")] = "rounds",
+    stop: Annotated[str, typer.Option("--stop", help="Round output: pic (lowest PIC loss, label-free) or last "
+                                                     "(the paper's).")] = "pic",
+    schedule: Annotated[str, typer.Option("--schedule", help="Step on γ over the rounds: constant (the paper's) "
+                                                             "or cosine (annealed to ~0 by the last round).")]
+    = "constant",
     oracle: Annotated[bool, typer.Option("--oracle", help="Also fit γ on the target labels (upper bound).")] = False,
     nodes_out: Annotated[Path | None, typer.Option("--nodes-out", help="Write matcha.prediction per node.")] = None,
     tent_lr: Annotated[float, typer.Option("--tent-lr")] = 0.1,
@@ -213,8 +226,8 @@ def adapt(
         raise InputError(f"--tta {tta!r}: unknown base TTA (one of: erm, tent, t3a, adanpc)")
     if rounds < 0:
         raise InputError(f"--rounds {rounds}: must be >= 0")
-    if stop not in ("rounds", "pic"):
-        raise InputError(f"--stop {stop!r}: expected rounds or pic")
+    stop = "last" if stop == "rounds" else stop  # the name it had before
+    _check_output(stop, schedule)
     _require()
     import torch
 
@@ -238,10 +251,11 @@ def adapt(
         console.warn(f"{graph}: the target graph has no edges; hop weights act on the node itself only")
     if oracle and g.y is None:
         raise InputError(f"--oracle: {graph} has no labels (key 'y')")
-    res = matcha_adapt(net, g, tta, matcha=matcha, rounds=rounds, lr=lr, stop=stop, memory=memory, device=dev,
+    res = matcha_adapt(net, g, tta, matcha=matcha, rounds=rounds, lr=lr, stop=stop, schedule=schedule,
+                       memory=memory, device=dev,
                        tent_lr=tent_lr, tent_steps=tent_steps, t3a_filter_k=t3a_filter_k,
                        t3a_temperature=t3a_temperature, adanpc_k=adanpc_k, adanpc_tau=adanpc_tau)
-    extra = {"model": model, "graph": str(graph), "stop": stop}
+    extra = {"model": model, "graph": str(graph), "stop": stop, "schedule": schedule}
     if oracle:
         o_gamma, o_acc = oracle_gamma(net, g, device=dev)
         extra.update(oracle_accuracy=round(o_acc, 6), oracle_gamma=[round(v, 6) for v in o_gamma])
@@ -277,6 +291,11 @@ def bench(
     tent_steps: Annotated[int | None, typer.Option("--tent-steps", min=0, help="Default 10.")] = None,
     t3a_filter_k: Annotated[int | None, typer.Option("--t3a-filter-k", help="Default 2000.")] = None,
     t3a_temperature: Annotated[float | None, typer.Option("--t3a-temperature", help="Default 1.")] = None,
+    schedule: Annotated[str, typer.Option("--schedule", help="Matcha's step on γ: constant (the paper's) or "
+                                                             "cosine; cells also hold the paper's output.")]
+    = "constant",
+    stop: Annotated[str, typer.Option("--stop", help="Round output: pic (lowest PIC loss) or last (the "
+                                                     "paper's).")] = "pic",
     out: OutOpt = None,
     resume: ResumeOpt = False,
     workers: WorkersOpt = 1,
@@ -294,7 +313,8 @@ def bench(
 
     hp = {k: v for k, v in dict(tent_lr=tent_lr, tent_steps=tent_steps, t3a_filter_k=t3a_filter_k,
                                 t3a_temperature=t3a_temperature).items() if v is not None}
-    cfg = BenchConfig(nodes, features, mu, rounds, lr, epochs, fixed_graphs, hp)
+    _check_output(stop, schedule)
+    cfg = BenchConfig(nodes, features, mu, rounds, lr, epochs, fixed_graphs, hp, schedule, stop)
     names, seed_list, ttas = parse_settings(settings), parse_seeds(seeds), parse_ttas(tta)
     if resume and out is None:
         raise InputError("--resume needs --out FILE (the cells written so far)")
@@ -344,8 +364,8 @@ def select_cmd(
                                                           "--save-models).")],
     tta: Annotated[str, typer.Option("--tta", help="Base TTA whose hyperparameters are chosen.")],
     grid: Annotated[list[str], typer.Option("--grid", help="Candidates 'k=v1,v2 k2=v3' (product; repeatable); keys: "
-                                                           "lr, rounds (Matcha), tent_lr, tent_steps, t3a_filter_k, "
-                                                           "t3a_temperature, adanpc_k, adanpc_tau.")],
+                                                           "lr, rounds, schedule, stop (Matcha), tent_lr, tent_steps, "
+                                                           "t3a_filter_k, t3a_temperature, adanpc_k, adanpc_tau.")],
     settings: Annotated[str, typer.Option("--settings", help="Validation settings.")] = "homo2hetero,hetero2homo",
     seeds: Annotated[str, typer.Option("--seeds", help="Validation seeds (not the ones you report).")] = "0",
     nodes: Annotated[int, typer.Option("--nodes", "-n")] = 5000,

@@ -15,7 +15,9 @@ app = typer.Typer(help="Meta-causal states: simulate switching systems, infer K 
                        "--select bic | reason metacausal graph --fit - --png g.png",
                   no_args_is_help=True)
 
-SelectOpt = Annotated[str, typer.Option("--select", help="How K is chosen: ad, bic, icl or ad+bic.")]
+SelectOpt = Annotated[str, typer.Option("--select", help="How K is chosen: ad (the official script's rule: the "
+                                                         "largest K' that passes), ad-min (lowest mean A^2 among "
+                                                         "those), bic, icl or ad+bic.")]
 RestartsOpt = Annotated[str, typer.Option("--restarts", help="EM restarts per K': 'official' (2, 8, 26, 177 for "
                                                              "K'=1..4) or a number.")]
 EngineOpt = Annotated[str, typer.Option("--engine", help="fast (compiled exact L1 fits) or reference (LP solver).")]
@@ -42,8 +44,8 @@ def protocol(
     problems: Annotated[int, typer.Option("--problems", min=1, help="Problems per K (problem p uses seed "
                                                                     "first-seed + p).")] = 100,
     select: Annotated[str, typer.Option("--select", help="Selection rules to summarise, comma separated "
-                                                         "(ad, bic, icl, ad+bic); every problem record scores all "
-                                                         "of them on the same fits.")] = "ad",
+                                                         "(ad, ad-min, bic, icl, ad+bic); every problem record "
+                                                         "scores all of them on the same fits.")] = "ad",
     kmax: KmaxOpt = 4,
     restarts: RestartsOpt = "official",
     engine: EngineOpt = "fast",
@@ -273,17 +275,28 @@ def report(
     as_markdown: Annotated[bool, typer.Option("--markdown", help="Print Markdown tables on stdout instead of "
                                                                  "records.")] = False,
     png: Annotated[Path | None, typer.Option("--png", help="Draw the confusion matrices here.")] = None,
+    official: Annotated[Path | None, typer.Option("--official", help="Published matrices (official-results.json): "
+                                                                     "each rule's largest cell difference from "
+                                                                     "every run is added.")] = None,
     seed: SeedOpt = None,
 ):
-    """Confusion matrices of a protocol file, recomputed from its problem records (metacausal.confusion).
+    """Confusion matrices of a protocol file, recomputed from its problem records (metacausal.confusion); `ad` is
+    the official script's rule (largest accepted K'), `ad-min` the lowest mean A^2 among the accepted K'.
 
-    Example: reason metacausal report p.jsonl --select ad,bic --markdown --png confusion.png
+    Example: reason metacausal report p.jsonl --select ad,ad-min,bic --markdown --official official-results.json
     """
     from toolkit.core.errors import InputError
     from toolkit.core.records import make_record
     from toolkit.metacausal.options import parse_selections
     from toolkit.metacausal.protocol import confusion
-    from toolkit.metacausal.report import load_protocol, markdown, plot_confusions, show_confusions
+    from toolkit.metacausal.report import (
+        gaps_markdown,
+        load_protocol,
+        markdown,
+        official_gaps,
+        plot_confusions,
+        show_confusions,
+    )
     from toolkit.metacausal.select import SELECTIONS
 
     seed_or_global(seed)
@@ -294,14 +307,37 @@ def report(
     ks = sorted({p["k"] for p in problems})
     summaries = [make_record("metacausal.confusion", 1, **confusion(problems, m, settings["kmax"], ks),
                              settings=settings) for m in methods]
+    if official is not None:
+        published = _read_official(official)
+        for s in summaries:
+            s["official_gaps"] = official_gaps(s, published)
     if as_markdown:
         for s in summaries:
-            print(f"### --select {s['select']}\n\n{markdown(s)}\n")
+            gaps = f"{gaps_markdown(s, s['official_gaps'])}\n\n" if "official_gaps" in s else ""
+            print(f"### --select {s['select']}\n\n{markdown(s)}\n\n{gaps}")
     else:
         _write(summaries, None)
     show_confusions(summaries)
     if png is not None:
         plot_confusions(summaries, str(png))
+
+
+def _read_official(path: Path) -> dict:
+    import json
+
+    from toolkit.core.errors import InputError
+
+    try:
+        data = json.loads(Path(path).read_text())
+        runs = data["runs"]
+        if not runs or not all(isinstance(r["matrix"], dict) for r in runs.values()):
+            raise ValueError
+    except FileNotFoundError:
+        raise InputError(f"--official {path}: no such file") from None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise InputError(f"--official {path}: expected JSON with runs.NAME.matrix.K = [counts], as "
+                         "assets/metacausal/official-results.json") from None
+    return data
 
 
 @app.command()

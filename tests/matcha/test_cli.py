@@ -143,6 +143,7 @@ def test_select_scores_every_candidate_and_picks_the_best(tmp_path):
 def test_shipped_table_is_recomputed_from_shipped_cells():
     from toolkit.core.records import load_records
     from toolkit.matcha.report import markdown_table, summarize
+    from toolkit.matcha.select import MATCHA_KEYS
 
     assets = Path(ROOT) / "assets" / "matcha"
     cells = load_records(assets / "cells.jsonl", types=["matcha.cell"])
@@ -154,7 +155,7 @@ def test_shipped_table_is_recomputed_from_shipped_cells():
     # the tuned cells used only the values chosen on the validation seed, never on that seed itself
     chosen = {t: json.loads((assets / f"select-{t}.jsonl").read_text().splitlines()[-1]) for t in ("t3a", "tent")}
     for cell in tuned:
-        want = {k: v for k, v in chosen[cell["tta"]]["chosen"].items() if k not in ("lr", "rounds")}
+        want = {k: v for k, v in chosen[cell["tta"]]["chosen"].items() if k not in MATCHA_KEYS}
         assert cell["config"]["tta_hp"] == want and cell["seed"] not in chosen[cell["tta"]]["seeds"]
         assert cell["config"]["lr"] == chosen[cell["tta"]]["chosen"].get("lr", 1.0)
 
@@ -170,8 +171,25 @@ def test_shipped_model_reproduces_its_cell():
     model, memory = load_model(str(assets / "models" / "homo2hetero"))
     assert memory["z"].shape == (5000, 32)
     _, target = make_pair("homo2hetero", 0)
-    res = matcha_adapt(model, target, "erm", rounds=50, memory=memory)
+    res = matcha_adapt(model, target, "erm", rounds=50, stop="last", memory=memory)  # the paper's output
     cell = next(c for c in load_records(assets / "cells.jsonl") if (c["setting"], c["seed"], c["tta"], c["matcha"])
                 == ("homo2hetero", 0, "erm", True))
     assert res.trace[0]["accuracy"] == pytest.approx(cell["accuracy_trace"][0], abs=0.002)
     assert res.trace[-1]["accuracy"] == pytest.approx(cell["accuracy"], abs=0.002)
+
+
+def test_bench_cells_hold_the_default_output_and_the_papers_beside_it(tmp_path):
+    common = ["matcha", "bench", "--settings", "homo2hetero", "--tta", "erm", "--nodes", "300", "--features", "30",
+              "--mu", "0.2", "--epochs", "20", "--rounds", "6", "--seeds", "0"]
+    r = run_reason(*common, "-o", str(tmp_path / "a.jsonl"), "--schedule", "cosine")
+    assert r.returncode == 0, r.stderr
+    _, cell = records((tmp_path / "a.jsonl").read_text())
+    assert cell["config"]["schedule"] == "cosine" and cell["config"]["stop"] == "pic"
+    assert cell["accuracy"] == cell["accuracy_trace"][cell["output_round"]]
+    assert cell["output_round"] == cell["pic_stop_round"] and cell["accuracy_last_round"] == cell["accuracy_trace"][-1]
+    r = run_reason(*common, "-o", str(tmp_path / "b.jsonl"), "--stop", "last", "--schedule", "constant")
+    _, paper = records((tmp_path / "b.jsonl").read_text())
+    assert "stop" not in paper["config"] and paper["accuracy"] == paper["accuracy_trace"][-1]
+    assert cell["accuracy_paper"] == paper["accuracy"]  # the paper's run, recorded beside the cosine one
+    r = run_reason(*common, "--stop", "best")
+    assert r.returncode == 2 and "--stop 'best'" in r.stderr

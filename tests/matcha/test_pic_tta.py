@@ -1,6 +1,7 @@
 import copy
 
 import numpy as np
+import pytest
 import torch
 import torch.nn.functional as F
 
@@ -106,3 +107,31 @@ def test_matcha_raises_accuracy_under_homophily_shift(tiny_pair, tiny_model):
     res = matcha_adapt(model, tiny_pair[1], "erm", rounds=50, memory=memory)
     base, final = res.trace[0]["accuracy"], res.trace[-1]["accuracy"]
     assert final >= base + 0.05, (base, final)
+
+
+def test_cosine_step_settles_gamma_and_keeps_the_gain(tiny_pair, tiny_model):
+    """schedule="cosine" anneals the step on γ to ~0 (torch's CosineAnnealingLR), so the last rounds barely move γ,
+    where the paper's constant step still moves it by a full step; the gain over the base TTA stays."""
+    model, _, memory = tiny_model
+    runs = {s: matcha_adapt(model, tiny_pair[1], "erm", rounds=50, schedule=s, stop="last", memory=memory)
+            for s in ("constant", "cosine")}
+
+    def last_move(res):
+        return max(abs(a - b) for a, b in zip(res.trace[-1]["gamma"], res.trace[-2]["gamma"], strict=True))
+
+    cos, const = runs["cosine"], runs["constant"]
+    assert cos.schedule == "cosine" and cos.chosen_round == 49 and cos.trace[0]["step"] == 1.0
+    assert cos.trace[-2]["step"] < 0.01 and const.trace[-2]["step"] == 1.0
+    assert last_move(cos) < 0.05 * last_move(const)
+    assert cos.trace[-1]["accuracy"] >= cos.trace[0]["accuracy"] + 0.05
+
+
+
+def test_pic_stop_is_the_default_and_outputs_the_round_of_lowest_pic(tiny_pair, tiny_model):
+    model, _, memory = tiny_model
+    res = matcha_adapt(model, tiny_pair[1], "erm", rounds=20, memory=memory)
+    assert (res.schedule, res.stop) == ("constant", "pic")
+    pics = [row["pic"] for row in res.trace]
+    assert res.chosen_round == pics.index(min(pics)) and res.gamma_after == res.trace[res.chosen_round]["gamma"]
+    with pytest.raises(ValueError, match="schedule"):
+        matcha_adapt(model, tiny_pair[1], "erm", rounds=2, schedule="linear")

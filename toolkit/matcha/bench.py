@@ -16,6 +16,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.records import make_record
 from toolkit.matcha.csbm import generate_csbm
 from toolkit.matcha.io import Graph, graph_stats
+from toolkit.matcha.output import DEFAULT_SCHEDULE, DEFAULT_STOP, PAPER_OUTPUT
 from toolkit.matcha.tta import TTAS
 
 # (source degree, source homophily) -> (target degree, target homophily); from the paper's CSBM scripts
@@ -40,11 +41,15 @@ class BenchConfig:
     epochs: int = 500
     fixed_graphs: bool = False
     tta_hp: dict = field(default_factory=dict)  # base-TTA hyperparameters other than the paper's (tta.DEFAULTS)
+    schedule: str = DEFAULT_SCHEDULE  # Matcha's step on γ over the rounds, and the round output
+    stop: str = DEFAULT_STOP
 
     def key(self) -> dict:
         key = asdict(self)
         if not key["tta_hp"]:  # cells made with the paper's hyperparameters carry no tta_hp
             del key["tta_hp"]
+        if (key["schedule"], key["stop"]) == PAPER_OUTPUT:  # cells made before the choice existed
+            del key["schedule"], key["stop"]
         return key
 
 
@@ -161,17 +166,25 @@ def run_job(job: Job) -> list[dict]:
             want = [m for m in (False, True) if (setting, tta, m) in job.missing]
             if not want:
                 continue
-            res = matcha_adapt(model, target, tta, rounds=cfg.rounds, lr=cfg.lr, memory=memory, **cfg.tta_hp)
+            res = matcha_adapt(model, target, tta, rounds=cfg.rounds, lr=cfg.lr, schedule=cfg.schedule,
+                               stop=cfg.stop, memory=memory, **cfg.tta_hp)
             accs = [row["accuracy"] for row in res.trace]
             pics = [row["pic"] for row in res.trace]
             pic_round = min(range(len(pics)), key=pics.__getitem__)
+            paper = accs[-1]
+            if True in want and cfg.schedule != PAPER_OUTPUT[0]:  # the paper's output, beside ours (a constant
+                # step's trace is the paper's run, so its last round is that output)
+                paper = matcha_adapt(model, target, tta, rounds=cfg.rounds, lr=cfg.lr, schedule="constant",
+                                     stop="last", memory=memory, **cfg.tta_hp).trace[-1]["accuracy"]
             common = dict(setting=setting, seed=job.seed, tta=tta, source_accuracy=round(info["train_accuracy"], 6),
                           oracle_accuracy=round(o_acc, 6), oracle_gamma=[round(g, 6) for g in o_gamma],
                           target_homophily=stats["edge_homophily"], target_degree=stats["mean_degree"],
                           config=cfg.key(), train_s=round(train_s, 2))
             for m in want:
-                extra = (dict(accuracy=accs[-1], accuracy_pic_stop=accs[pic_round], pic_stop_round=pic_round,
-                              gamma=[round(g, 6) for g in res.trace[-1]["gamma"]], accuracy_trace=accs,
+                extra = (dict(accuracy=accs[res.chosen_round], output_round=res.chosen_round,
+                              accuracy_last_round=accs[-1], accuracy_paper=paper,
+                              accuracy_pic_stop=accs[pic_round], pic_stop_round=pic_round,
+                              gamma=[round(g, 6) for g in res.gamma_after], accuracy_trace=accs,
                               pic_trace=pics, wall_s=res.wall_s)
                          if m else dict(accuracy=accs[0], gamma=[round(g, 6) for g in res.gamma_before]))
                 cells.append(make_record("matcha.cell", 1, **common, matcha=m, **extra))

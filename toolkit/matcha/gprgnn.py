@@ -20,7 +20,6 @@ from torch import nn
 
 from toolkit.core.errors import InputError
 from toolkit.matcha.io import Graph
-from toolkit.matcha.optim import Adam
 from toolkit.matcha.propagate import normalized_adjacency, propagate
 
 CONFIG, WEIGHTS, MEMORY, LOG = "config.json", "model.safetensors", "memory.safetensors", "training_log.json"
@@ -81,7 +80,7 @@ def train_gprgnn(graph: Graph, *, K: int = 9, hidden: int = 32, epochs: int = 50
     y = torch.as_tensor(graph.y, device=device)
     mask = torch.as_tensor(graph.train_mask, device=device) if graph.train_mask is not None else None
     adj = normalized_adjacency(graph.edge_index, graph.num_nodes, device)
-    opt = Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     log, start = [], time.perf_counter()
     for epoch in range(epochs):
         model.train()

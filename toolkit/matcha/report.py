@@ -30,10 +30,26 @@ def previous_cells(path: Path | None, config: BenchConfig) -> set[tuple]:
     return done
 
 
+# two-sided 95% Student t quantiles by degrees of freedom (1..10); 1.96 beyond
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
+
+
 def _ms(values: list[float]) -> dict:
     pts = [100 * v for v in values]
-    return {"mean": round(statistics.fmean(pts), 2), "std": round(statistics.stdev(pts), 2) if len(pts) > 1 else 0.0,
-            "n": len(pts)}
+    out = {"mean": round(statistics.fmean(pts), 2), "std": round(statistics.stdev(pts), 2) if len(pts) > 1 else 0.0,
+           "n": len(pts)}
+    if len(pts) > 1:  # 95% t-interval of the mean over seeds
+        half = T95.get(len(pts) - 1, 1.96) * statistics.stdev(pts) / len(pts) ** 0.5
+        out["ci95"] = [round(out["mean"] - half, 2), round(out["mean"] + half, 2)]
+    return out
+
+
+def paper_output(cell: dict) -> float | None:
+    """The paper's output of a Matcha cell (constant step on γ, last round): recorded beside ours, or the cell's own
+    accuracy when the cell was made that way."""
+    if "accuracy_paper" in cell:
+        return cell["accuracy_paper"]
+    return cell["accuracy"] if "schedule" not in (cell.get("config") or {}) else None
 
 
 def summarize(cells: list[dict]) -> dict:
@@ -54,6 +70,10 @@ def summarize(cells: list[dict]) -> dict:
             mat = [by[(s, seed, t, True)]["accuracy"] for seed in paired]
             row = {"setting": s, "tta": t, "seeds": paired, "base": _ms(base), "matcha": _ms(mat),
                    "diff": _ms([m - b for m, b in zip(mat, base, strict=True)])}
+            paper = [paper_output(by[(s, seed, t, True)]) for seed in paired]
+            if all(v is not None for v in paper):
+                row["matcha_paper"] = _ms(paper)
+                row["diff_paper"] = _ms([m - b for m, b in zip(paper, base, strict=True)])
             stop = [by[(s, seed, t, True)].get("accuracy_pic_stop") for seed in paired]
             if all(v is not None for v in stop):
                 row["matcha_pic_stop"] = _ms(stop)
@@ -87,13 +107,20 @@ def _fmt(m: dict | None) -> str:
     return "" if m is None else f"{m['mean']:.1f} ± {m['std']:.1f}"
 
 
+def _ci(m: dict | None) -> str:
+    if m is None:
+        return ""
+    ci = m.get("ci95")
+    return f"{m['mean']:+.1f}" + (f" [{ci[0]:+.1f}, {ci[1]:+.1f}]" if ci else "")
+
+
 def markdown_table(table: dict) -> str:
-    lines = ["| setting | TTA | base | + Matcha | Matcha − base (paired) | Matcha, PIC stop | oracle γ (ERM) | "
-             "gap closed | seeds |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| setting | TTA | base | + Matcha | Matcha − base (paired, 95% CI) | paper's output: Matcha − base | "
+             "Matcha, PIC stop | oracle γ (ERM) | gap closed | seeds |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in table["rows"]:
         gap = r.get("oracle_gap_closed")
         lines.append(f"| {r['setting']} | {r['tta']} | {_fmt(r['base'])} | {_fmt(r['matcha'])} | "
-                     f"{r['diff']['mean']:+.1f} ± {r['diff']['std']:.1f} | {_fmt(r.get('matcha_pic_stop'))} | "
+                     f"{_ci(r['diff'])} | {_ci(r.get('diff_paper'))} | {_fmt(r.get('matcha_pic_stop'))} | "
                      f"{_fmt(r.get('oracle'))} | {'' if gap is None else f'{gap:.2f}'} | {len(r['seeds'])} |")
     if table["claims"]:
         lines += ["", "| claim | measured | met |", "|---|---|---|"]

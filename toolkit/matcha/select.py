@@ -16,13 +16,18 @@ from toolkit.core.records import make_record
 from toolkit.matcha.bench import make_pair
 from toolkit.matcha.tta import DEFAULTS
 
-MATCHA_KEYS = {"lr": float, "rounds": int}
+MATCHA_KEYS = {"lr": float, "rounds": int, "schedule": str, "stop": str}
 
 
 def _cast(key: str, text: str):
+    from toolkit.matcha.output import SCHEDULES, STOPS
+
     kind = MATCHA_KEYS.get(key) or type(DEFAULTS.get(key, None))
     if key not in MATCHA_KEYS and key not in DEFAULTS:
         raise InputError(f"--grid {key!r}: unknown hyperparameter (one of: {', '.join([*MATCHA_KEYS, *DEFAULTS])})")
+    allowed = {"schedule": SCHEDULES, "stop": STOPS}.get(key)
+    if allowed and text not in allowed:
+        raise InputError(f"--grid {key}={text!r}: expected one of {', '.join(allowed)}")
     try:
         return kind(text)
     except ValueError:
@@ -53,6 +58,7 @@ def select(models_dir: Path, settings: list[str], seeds: list[int], tta: str, ca
     """Yield one matcha.selection record per candidate, then the choice."""
     from toolkit.matcha.adapt import matcha_adapt
     from toolkit.matcha.gprgnn import expected_features, load_model
+    from toolkit.matcha.output import DEFAULT_SCHEDULE, DEFAULT_STOP
 
     pairs = []
     for setting in settings:
@@ -70,9 +76,12 @@ def select(models_dir: Path, settings: list[str], seeds: list[int], tta: str, ca
         per = []
         for setting, seed, model, memory, target in pairs:
             res = matcha_adapt(model, target, tta, rounds=cand.get("rounds", 50), lr=cand.get("lr", 1.0),
+                               schedule=cand.get("schedule", DEFAULT_SCHEDULE), stop=cand.get("stop", DEFAULT_STOP),
                                memory=memory, **hp)
-            per.append({"setting": setting, "seed": seed, "base": res.trace[0]["accuracy"],
-                        "matcha": res.trace[-1]["accuracy"], "wall_s": res.wall_s})
+            accs = [row["accuracy"] for row in res.trace]
+            per.append({"setting": setting, "seed": seed, "base": accs[0], "matcha": accs[res.chosen_round],
+                        "last_round": accs[-1], "last_step_change": round(abs(accs[-1] - accs[-2]), 6)
+                        if len(accs) > 1 else 0.0, "wall_s": res.wall_s})
         mean = sum(p["matcha"] for p in per) / len(per)
         scored.append((mean, cand))
         yield make_record("matcha.selection", 1, tta=tta, candidate=cand, validation=per, mean_matcha=round(mean, 6),

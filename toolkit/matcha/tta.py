@@ -9,8 +9,6 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from toolkit.matcha.optim import sgd_step
-
 TTAS = ("erm", "tent", "t3a", "adanpc")
 DEFAULTS = {"tent_lr": 0.1, "tent_steps": 10, "t3a_filter_k": 2000, "t3a_temperature": 1.0,
             "adanpc_k": 10, "adanpc_tau": 0.001}
@@ -30,10 +28,12 @@ def tent(view, lr: float = 0.1, steps: int = 10) -> torch.Tensor:
     params, forward = view.tent_forward()
     if not params:  # no BatchNorm to adapt: Tent has nothing to change
         return erm(view)
+    opt = torch.optim.SGD(params, lr=lr)
     with torch.enable_grad():
         for _ in range(steps):
+            opt.zero_grad()
             entropy(forward()).mean().backward()
-            sgd_step(params, lr)
+            opt.step()
     with torch.no_grad():
         return forward()
 

@@ -1,5 +1,6 @@
 """Running the benchmark as an appendable JSONL file: a settings header, one record per problem as it finishes,
-then a confusion record per selection rule. --resume keeps the problems already there and runs the rest."""
+then a confusion record per selection rule. --resume keeps the problems already there and runs the rest (problems
+of an older file on which the old and the official `ad` rule disagree are run again)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 from toolkit.core.errors import InputError
 from toolkit.core.parallel import iter_jobs
 from toolkit.core.records import RecordWriter, drop_partial_last_line, make_record, read_records
-from toolkit.metacausal.protocol import ProtocolSettings, confusion, run_problem
+from toolkit.metacausal.protocol import PROBLEM_SCHEMA, ProtocolSettings, confusion, run_problem, upgrade_problem
 
 HEADER = "metacausal.protocol"
 PROBLEM = "metacausal.problem"
@@ -26,7 +27,9 @@ def previous_problems(out: Path, settings: ProtocolSettings) -> list[dict]:
         if record.get("type") == HEADER and header is None:
             header = record
         elif record.get("type") == PROBLEM:
-            problems.append(record)
+            upgraded = upgrade_problem(record)  # None: written under the old `ad` rule and must be re-run
+            if upgraded is not None:
+                problems.append(upgraded)
     if header is None:
         raise InputError(f"{out}: no {HEADER} header record; cannot resume it")
     # files written before --init existed used the benchmark's random pairs
@@ -55,7 +58,7 @@ def run_protocol(ks: list[int], problems: int, settings: ProtocolSettings, metho
             writer.write(make_record(HEADER, 1, settings=settings.as_dict()))
         for fields in iter_jobs(run_problem, jobs, workers=workers, ray_address=ray_address,
                                 description="problems"):
-            record = make_record(PROBLEM, 1, **fields)
+            record = make_record(PROBLEM, PROBLEM_SCHEMA, **fields)
             writer.write(record)
             results.append(record)
         summaries = [make_record(CONFUSION, 1, **confusion(results, m, settings.kmax, ks), settings=settings.as_dict())

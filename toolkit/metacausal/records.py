@@ -6,6 +6,7 @@ import numpy as np
 
 from toolkit.core.records import make_record
 from toolkit.metacausal.inference import Inference
+from toolkit.metacausal.select import AD_RULES
 
 SAMPLE = "metacausal.sample"
 FIT = "metacausal.fit"
@@ -37,7 +38,7 @@ def chosen_params(inf: Inference, method: str) -> tuple[np.ndarray, np.ndarray]:
     index, _ = inf.choice[method]
     if index is None:
         return np.empty((0, 4)), np.empty(0)
-    if method == "ad":
+    if method in AD_RULES:
         f = inf.fits[index]
         params = np.column_stack([f.slope, f.intercept, f.scale, f.direction])
         return params[f.active], f.counts[f.active] / f.counts.sum()
@@ -54,7 +55,7 @@ def chosen_mechanisms(inf: Inference, method: str) -> tuple[np.ndarray, np.ndarr
     index, _ = inf.choice[method]
     if index is None:
         return params, weights, np.empty((len(inf.x), 0))
-    if method == "ad":
+    if method in AD_RULES:
         f = inf.fits[index]
         _, all_weights, _ = assign(inf.x, inf.y, np.column_stack([f.slope, f.intercept, f.scale, f.direction]))
         resp = all_weights[:, f.active]
