@@ -228,3 +228,14 @@ def test_load_reads_stdin(reason):
     v = reason("geomrel", "verify", "-", input=r.stdout)
     (verdict,) = _records(v.stdout)
     assert verdict["status"] == "agree" and verdict["derived"] == "perpendicular"
+
+
+def test_generated_items_in_anchor_wording_read_back_to_their_proven_labels():
+    """`generate --wording anchor` rewrites the text only; the anchor reader recovers every proven label."""
+    from toolkit.geomrel.anchor_wording import anchor_text
+    from toolkit.geomrel.generate import generate
+
+    items = [{**it, "question": anchor_text(it)} for it in generate(6, 17, "basic", ["line"])]
+    assert all(".What is the relationship between line" in it["question"] for it in items)
+    verdicts = [verify_item(it) for it in items]
+    assert [(v["reader"], v["status"]) for v in verdicts] == [("anchor", "agree")] * 6

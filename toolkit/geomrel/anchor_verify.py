@@ -56,8 +56,10 @@ def decide(reading: anchor_read.Reading, seed: int = 0, samples: int = 6) -> dic
     rng = np.random.default_rng(seed)
     xs = fig.solve(rng, k=samples * (4 if q["kind"] == "segment" else 1))
     if not xs:
+        culprit = _culprit(st, elements, rng)
+        why = f"; without {culprit} one does" if culprit else ""
         return {"derived": None, "problem": "no figure satisfies the premises",
-                "reason": "ill-posed: no non-degenerate figure satisfies the premises together"}
+                "reason": f"ill-posed: no figure with distinct named points satisfies the premises together{why}"}
     kind = q["kind"]
     if kind == "line":
         return _lines(fig, q["a"], q["b"], xs, rng)
@@ -67,6 +69,24 @@ def decide(reading: anchor_read.Reading, seed: int = 0, samples: int = 6) -> dic
     if kind == "segment":
         return _segment(fig, st, q, xs)
     return _angles(fig, st, q["a"], q["b"], xs, rng)
+
+
+SHOW = {"par": "{1} ∥ {2}", "perp": "{1} ⊥ {2}", "coll": "{1} collinear", "mid": "{1} the midpoint of {2}",
+        "eqlen": "{1} = {2}", "angle": "∠{1} = {2}°", "angleeq": "∠{1} = ∠{2}", "anglesum": "∠{1} + ∠{2} = {3}°",
+        "between": "{1} between the ends of {2}", "beyond": "{1} beyond the end of {2}", "convex": "{1} convex",
+        "tangent": "{1} tangent at {3}", "on": "{2} on circle {1}", "ratio": "{1} dividing {2}",
+        "lenratio": "{1} = {3:.3g} {2}"}
+
+
+def _culprit(st, elements, rng) -> str | None:
+    """The one stated fact whose removal leaves a figure, named for the reason; None when no single one does."""
+    for i, f in enumerate(st.facts):
+        if f[0] not in SHOW:
+            continue
+        fig = figure.Figure(st.facts[:i] + st.facts[i + 1:], sorted(st.points | set(elements)))
+        if fig.solve(rng, k=1, tries=8):
+            return SHOW[f[0]].format(*[("".join(x) if isinstance(x, list) else x) for x in f])
+    return None
 
 
 def _reach(fig, extra, xs, rng, accept=None, opens=()) -> np.ndarray | None:
