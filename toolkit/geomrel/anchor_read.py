@@ -39,6 +39,7 @@ class State:
     trapezoids: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     crossed: list = field(default_factory=list)  # lines other lines were said to cross (a transversal)
+    lengths: list = field(default_factory=list)  # (segment, value) of stated lengths: only their ratios matter
 
     def add(self, *facts):
         for f in facts:
@@ -294,11 +295,9 @@ def _length(m, st):
     seg = m.group("a")
     st.points |= set(seg)
     st.notes.append(f"length {seg}")
-    lengths = getattr(st, "_lengths", [])
-    lengths.append((seg, float(m.group("v"))))
-    st._lengths = lengths
-    if len(lengths) > 1:
-        (s0, v0) = lengths[0]
+    st.lengths.append((seg, float(m.group("v"))))
+    if len(st.lengths) > 1:
+        (s0, v0) = st.lengths[0]
         st.add(("lenratio", seg, s0, float(m.group("v")) / v0))
 
 
@@ -732,6 +731,11 @@ COMPILED = [(re.compile(pat, re.IGNORECASE), fn) for pat, fn in CLAUSES]
 SPLITS = (", and ", " and ", ", with ", " with ", ", ", " such that ", " where ", " (where ", ")")
 
 
+def _copy(st: State) -> State:
+    return State(**{k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else set(v)
+                        if isinstance(v, set) else v) for k, v in vars(st).items()})
+
+
 def read_clause(text: str, st: State) -> list[str]:
     """Facts from one clause into st; returns the parts no pattern read."""
     text = text.strip().strip(",").strip()
@@ -741,23 +745,20 @@ def read_clause(text: str, st: State) -> list[str]:
     for pattern, fn in COMPILED:
         m = pattern.fullmatch(text)
         if m:
+            trial = _copy(st)
             try:
-                fn(m, st)
-                return []
-            except Unreadable:
-                continue
+                fn(m, trial)
+            except (Unreadable, AttributeError, TypeError, IndexError, KeyError, ValueError):
+                continue  # a pattern whose wording matched but whose content does not fit (no shape to refer to)
+            vars(st).update(vars(trial))
+            return []
     for sep in SPLITS:
-        i = text.find(sep)
-        if 0 < i:
-            trial = State(**{k: (list(v) if isinstance(v, list) else dict(v) if isinstance(v, dict) else set(v)
-                                 if isinstance(v, set) else v) for k, v in vars(st).items()})
-            left = read_clause(text[:i], trial)
-            if left:
+        for i in [k for k in range(1, len(text)) if text.startswith(sep, k)]:
+            trial = _copy(st)
+            if read_clause(text[:i], trial) or read_clause(text[i + len(sep):], trial):
                 continue
-            rest = read_clause(text[i + len(sep):], trial)
-            if not rest:
-                vars(st).update(vars(trial))
-                return []
+            vars(st).update(vars(trial))
+            return []
     return [text]
 
 
