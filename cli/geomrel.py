@@ -56,17 +56,30 @@ def generate(
     n: Annotated[int, typer.Option("--n", min=1, help="Number of items.")] = 10,
     depth: Annotated[int | None, typer.Option("--depth", help="Force a depth 1-3.")] = None,
     exclude: Annotated[str, typer.Option("--exclude-templates", help="Comma list of template ids to leave out.")] = "",
+    wording: Annotated[str, typer.Option("--wording", help="project (the generator's sentences) or anchor (the "
+                                                           "released files' wording and layout; line questions).")]
+    = "project",
     seed: SeedOpt = None, out: OutOpt = None,
 ):
     """Generate items whose labels are proven with exact sympy arithmetic (witnesses for 'Cannot be inferred').
 
     Example: reason geomrel generate --level advanced --domains line,angle --n 20 --seed 3 > items.jsonl
+    Example: reason geomrel generate --domains line --wording anchor --n 20 --seed 3 | reason geomrel verify -
     """
     _require_geo()
     from toolkit.geomrel.generate import generate as gen
 
-    items = gen(n, seed_or_global(seed), level, [d for d in domains.split(",") if d],
-                depth, [t for t in exclude.split(",") if t])
+    if wording not in ("project", "anchor"):
+        raise InputError(f"--wording {wording}: expected project or anchor")
+    domain_list = [d for d in domains.split(",") if d]
+    if wording == "anchor" and domain_list != ["line"]:
+        raise InputError("--wording anchor: needs --domains line (the anchor's angle task names angle pairs and its "
+                         "shape task asks about segments, which the generator does not pose)")
+    items = gen(n, seed_or_global(seed), level, domain_list, depth, [t for t in exclude.split(",") if t])
+    if wording == "anchor":
+        from toolkit.geomrel.anchor_wording import anchor_text
+
+        items = [{**item, "question": anchor_text(item), "wording": "anchor"} for item in items]
     with open_writer(out) as writer:
         for item in items:
             writer.write(make_record("geomrel.item", **item))

@@ -16,7 +16,7 @@ OTHER=triangle,right_triangle,isosceles,equilateral,parallelogram,rectangle,squa
 BASIC_CHUNKS=15 DEPTH2_CHUNKS=14  # training chunks per shard: the shipped classifier's 6,000 + 2,800 items
 
 if [[ $part == examples || $part == all ]]; then
-  python $A/fixture/write_fixture.py $A/fixture/official-style.jsonl
+  python $A/fixture/write_fixture.py $A/fixture/project-wording.jsonl
   $R geomrel generate --level basic --n 100 --seed 11 -o "$W/ex-basic.jsonl"
   $R geomrel generate --level advanced --n 100 --seed 11 -o "$W/ex-adv.jsonl"
   mkdir -p $A/examples

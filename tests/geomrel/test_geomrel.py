@@ -115,6 +115,9 @@ def test_robust_parser_reads_past_point_names():
     assert parse_robust("Answer: B, as in triangle ABC.", LINE_OPTS) == "B"
     assert parse_robust("They are perpendicular", LINE_OPTS) == "B"
     assert parse_robust("no idea", LINE_OPTS) is None
+    # the article "a" is not choice A
+    assert parse_robust("The answer is a right angle, so Perpendicular.", LINE_OPTS) == "B"
+    assert parse_robust("The answer is A.", LINE_OPTS) == "A"
 
 
 def test_cli_pipeline_and_bad_input(reason, tmp_path):

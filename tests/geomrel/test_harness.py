@@ -14,7 +14,7 @@ from tests.support.openai_stub import StubServer, chat_payload  # noqa: E402
 from toolkit.geomrel.verify import verify_item  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURE = ROOT / "assets" / "geomrel" / "fixture" / "official-style.jsonl"
+FIXTURE = ROOT / "assets" / "geomrel" / "fixture" / "project-wording.jsonl"
 LINE_Q = ("ABCD is a rectangle. What is the positional relationship between line AB and line CD?\nAnswer choices:"
           "A. Parallel B. Perpendicular C. Intersecting but not perpendicular D. Cannot be inferred")
 
@@ -207,3 +207,58 @@ def test_shipped_classifier_reaches_its_readme_figure_on_the_examples(reason, tm
     e = reason("geomrel", "eval", str(preds), "--gold", str(examples))
     assert e.returncode == 0, e.stderr
     assert _records(e.stdout)[-1]["accuracy"] >= 0.79 - 0.02
+
+
+ANCHOR_FIXTURE = ROOT / "assets" / "geomrel" / "fixture" / "anchor-wording.jsonl"
+
+
+def test_anchor_wording_fixture_reads_and_flags_its_planted_labels():
+    """Items in the released files' own wording and layout ("AB=5.What", comma-joined clauses, angle names, segment
+    containment, collinearity): every one parses; correct ones agree; planted ones are flagged with a reason."""
+    from toolkit.core.records import BadLines
+    from toolkit.geomrel.load import load_file
+
+    items = load_file(ANCHOR_FIXTURE, False, BadLines())
+    rows = [json.loads(line) for line in ANCHOR_FIXTURE.read_text().splitlines()]
+    verdicts = [verify_item(it) for it in items]
+    assert len(items) == 30 and not [v["id"] for v in verdicts if v["status"] == "unparsed"]
+    assert all(v["reason"] for v in verdicts)
+    planted = {r["planted_reason"]: v for r, v in zip(rows, verdicts, strict=True) if r["planted_wrong"]}
+    correct = [(it["id"], v["status"], v["reason"]) for r, it, v in zip(rows, items, verdicts, strict=True)
+               if not r["planted_wrong"]]
+    assert [c for c in correct if c[1] != "agree"] == []
+    assert planted["the segment lies on a side"]["status"] == "ambiguous"
+    flagged = {k: v["flag"] for k, v in planted.items() if v["status"] == "disagree"}
+    assert flagged == {"premise says perpendicular": "mislabel",
+                       "the right angle is at P, between PQ and PR": "mislabel",
+                       "the point of tangency lies on the tangent line": "mislabel",
+                       "the premise contradicts itself": "ill-posed",
+                       "one angle is exterior, the other interior, on opposite sides": "mislabel",
+                       "PR is a diagonal, not a side": "ill-posed",
+                       "a radius is inside its circle": "mislabel",
+                       "six vertices for a pentagon": "ill-posed"}
+    assert "Perpendicular" in planted["premise says perpendicular"]["reason"]
+
+
+def test_load_reads_stdin(reason):
+    line = json.dumps({"question": "Quadrilateral KLMN is a rectangle.What is the relationship between line KL and "
+                                   "line LM?\nAnswer choices:A. Parallel B. Perpendicular C. Intersecting but not "
+                                   "perpendicular D. Cannot be inferred", "answer": "B", "relation": "LL_PE"})
+    r = reason("geomrel", "load", "-", input=line + "\n")
+    assert r.returncode == 0, r.stderr
+    (item,) = _records(r.stdout)
+    assert item["id"] == "stdin:1" and item["answer"] == "B" and item["domain"] == "line"
+    v = reason("geomrel", "verify", "-", input=r.stdout)
+    (verdict,) = _records(v.stdout)
+    assert verdict["status"] == "agree" and verdict["derived"] == "perpendicular"
+
+
+def test_generated_items_in_anchor_wording_read_back_to_their_proven_labels():
+    """`generate --wording anchor` rewrites the text only; the anchor reader recovers every proven label."""
+    from toolkit.geomrel.anchor_wording import anchor_text
+    from toolkit.geomrel.generate import generate
+
+    items = [{**it, "question": anchor_text(it)} for it in generate(6, 17, "basic", ["line"])]
+    assert all(".What is the relationship between line" in it["question"] for it in items)
+    verdicts = [verify_item(it) for it in items]
+    assert [(v["reader"], v["status"]) for v in verdicts] == [("anchor", "agree")] * 6

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-ANSWER_LINE = re.compile(r"answer\s*(?:is)?\s*[:：]?\s*\(?([A-E])\)?(?![A-Za-z'])", re.IGNORECASE)
+# the letter itself must be a capital: "the answer is a right angle" names no choice
+ANSWER_LINE = re.compile(r"(?i:answer)\s*(?i:is)?\s*[:：]?\s*\(?([A-E])\)?(?![A-Za-z'])")
 
 
 def parse_anchor(reply: str) -> str | None:
@@ -16,9 +17,9 @@ def parse_anchor(reply: str) -> str | None:
 def parse_robust(reply: str, options: list[str]) -> str | None:
     """'Answer: X' (last one), else a unique option text, else a standalone letter not inside a point name."""
     letters = "ABCDE"[: len(options)]
-    marked = [m for m in ANSWER_LINE.findall(reply) if m.upper() in letters]
+    marked = [m for m in ANSWER_LINE.findall(reply) if m in letters]
     if marked:
-        return marked[-1].upper()
+        return marked[-1]
     low = reply.lower()
     hits = {letters[i] for i, o in enumerate(options) if o and o.lower() in low}
     if len(hits) == 1:

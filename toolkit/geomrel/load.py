@@ -7,6 +7,8 @@ from the folder (`basic` / `advanced` in the path), the domain from the relation
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 from toolkit.core.errors import InputError
@@ -31,10 +33,22 @@ def domain_of_code(code: str | None) -> str | None:
     return DOMAIN_OF_PREFIX.get(code.split("_")[0].upper())
 
 
-def load_file(path: Path, skip_bad: bool, bad: BadLines) -> list[dict]:
+def _stdin_items():
+    """(where, number, object) for each line piped in, as json_items gives them for a file."""
+    for lineno, line in enumerate(sys.stdin.read().splitlines(), start=1):
+        if line.strip():
+            try:
+                yield f"<stdin>:{lineno}", lineno, json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield f"<stdin>:{lineno}", lineno, InputError(f"<stdin>:{lineno}: malformed JSON: {exc.msg}")
+
+
+def load_file(path: Path | str, skip_bad: bool, bad: BadLines) -> list[dict]:
     items = []
-    level = level_of(path)
-    for where, lineno, obj in json_items(path):
+    stdin = str(path) == "-"
+    level = None if stdin else level_of(Path(path))
+    stem = "stdin" if stdin else Path(path).stem
+    for where, lineno, obj in (_stdin_items() if stdin else json_items(Path(path))):
         try:
             if isinstance(obj, InputError):
                 raise obj
@@ -48,9 +62,9 @@ def load_file(path: Path, skip_bad: bool, bad: BadLines) -> list[dict]:
             if isinstance(answer, str):
                 answer = answer.strip().rstrip(".").upper()[:1] or answer
             item = check_item({"question": question, "answer": answer}, where)
-            items.append({"id": f"{path.stem}:{lineno}", "question": item["question"], "options": item["options"],
+            items.append({"id": f"{stem}:{lineno}", "question": item["question"], "options": item["options"],
                           "answer": item["answer"], "relation": code, "level": level,
-                          "domain": domain_of_code(code), "source": str(path)})
+                          "domain": domain_of_code(code), "source": "<stdin>" if stdin else str(path)})
         except InputError as exc:
             if not skip_bad:
                 raise
@@ -61,6 +75,9 @@ def load_file(path: Path, skip_bad: bool, bad: BadLines) -> list[dict]:
 def load_paths(paths: list[str], skip_bad: bool, bad: BadLines) -> list[dict]:
     out = []
     for p in paths:
+        if p == "-":
+            out += load_file(p, skip_bad, bad)
+            continue
         path = Path(p)
         if not path.exists():
             raise InputError(f"{path}: no such file")
