@@ -96,3 +96,35 @@ def test_claims_on_a_flat_sweep_report_why_the_model_cannot_be_fitted():
     first = out[0]
     assert first["iterdrag"]["acc"] == 1.0 and first["rag"]["acc"] == 0.0 and first["paired"]["diff"] == 1.0
     assert "at least 7" in out[1]["error"] or "anchor" in out[1]["error"]
+
+
+def test_cam_theta_uses_the_iteration_count_n_as_in_the_paper():
+    # theta = (k, m, n): n generation iterations; one call (zs, ms, rag, drag) is n = 1
+    assert cam.theta({"method": "iterdrag", "k": 4, "m": 1, "n": 3}) == (4, 1, 3)
+    assert cam.theta({"method": "drag", "k": 4, "m": 1, "n": 1}) == (4, 1, 1)
+    assert cam.theta({"method": "iterdrag", "k": 4, "m": 1, "n": 1}) == cam.theta({"method": "drag", "k": 4, "m": 1,
+                                                                                   "n": 1})
+    model = {"a": [0.5, 0.2, 0.4], "b": [1.0, 0.5, 0.0], "c": -1.0, "info": {"t": [0.2, 0.1]}}
+    # by hand: (0.5 + 1.0*0.2) ln 5 + (0.2 + 0.5*0.1) ln 2 + 0.4 ln 3 - 1
+    #        = 0.7*1.609438 + 0.25*0.693147 + 0.4*1.098612 - 1 = 0.739338 -> sigmoid 0.676851
+    assert cam.predict(model, cam.theta({"method": "iterdrag", "k": 4, "m": 1, "n": 3}), "t") == pytest.approx(
+        0.676851, abs=1e-6)
+    # DRAG k=4, m=1: the iteration term is 0.4 ln 1 = 0 -> z = 0.299893, sigmoid 0.574416
+    assert cam.predict(model, cam.theta({"method": "drag", "k": 4, "m": 1, "n": 1}), "t") == pytest.approx(
+        0.574416, abs=1e-6)
+
+
+def test_claims_label_drag_as_drag_and_the_best_one_call_configuration_apart():
+    from toolkit.rag.claims import iterdrag_vs_rag
+
+    def rec(method, k, m, n, acc, cost):
+        return {"config": f"{method}:k={k}:m={m}:n={n}", "method": method, "k": k, "m": m, "n": n, "feasible": True,
+                "tasks": {"2hop": {"acc": acc, "cost": cost, "by_question": {"a": acc}}}}
+
+    recs = [rec("zs", 0, 0, 1, 0.0, 20), rec("rag", 4, 0, 1, 0.3, 140), rec("drag", 1, 1, 1, 0.1, 100),
+            rec("iterdrag", 1, 0, 3, 0.5, 400)]
+    out = iterdrag_vs_rag(recs, 4000, "2hop")
+    assert out["drag"]["config"] == "drag:k=1:m=1:n=1" and out["drag"]["acc"] == 0.1
+    assert out["one_call"]["config"] == "rag:k=4:m=0:n=1"
+    assert out["rag"]["config"] == "rag:k=4:m=0:n=1" and out["iterdrag"]["acc"] == 0.5
+    assert "drag" not in iterdrag_vs_rag(recs[:2], 4000, "2hop")  # no DRAG configuration: no DRAG entry

@@ -1,11 +1,12 @@
 """The computation allocation model (Yue et al., Sec. 5): predict performance from (k, m, n).
 
-    logit P(theta) = (a + b * i)^T log theta + c,   theta = (1 + k, 1 + m, n_eff),  i = (i_doc, i_shot, 0)
+    logit P(theta) = (a + b * i)^T log theta + c,   theta = (1 + k, 1 + m, n),  i = (i_doc, i_shot, 0)
 
 i_doc = P(1,0,1) - P(0,0,1) and i_shot = P(0,1,1) - P(0,0,1) per task (how much one document / one
 demonstration helps it); a, b, c are shared by the tasks and b_3 = 0. log(1+k), log(1+m) (a documented
-deviation from log k, log m) let 0-document and 0-shot configurations count. n_eff is 1 for zs, ms, rag
-and drag and 1 + n for IterDRAG with n follow-ups. P is clipped to [1/2N, 1 - 1/2N] and the fit is least
+deviation from log k, log m) let 0-document and 0-shot configurations count. n is the number of generation
+iterations as in the paper: 1 for zs, ms, rag and drag (one call), the follow-up limit n for IterDRAG (so
+IterDRAG with n = 1 shares DRAG's theta, as in the paper's model). P is clipped to [1/2N, 1 - 1/2N] and the fit is least
 squares in logit space (`robust`: soft_l1). With one task, b is collinear with a and dropped.
 """
 
@@ -22,8 +23,7 @@ ANCHORS = {"zero": (0, 0, 1), "doc": (1, 0, 1), "shot": (0, 1, 1)}
 
 
 def theta(rec: dict) -> tuple[int, int, int]:
-    n_eff = 1 + rec["n"] if rec["method"] == "iterdrag" else 1
-    return rec["k"], rec["m"], n_eff
+    return rec["k"], rec["m"], rec["n"] if rec["method"] == "iterdrag" else 1
 
 
 def features(t: tuple[int, int, int]) -> list[float]:

@@ -1,7 +1,9 @@
 """The CPU-scale claims, measured from a sweep's records (no model calls here).
 
 1. Per hop count, the best IterDRAG configuration with cost <= L against the best RAG one (any k, same
-   budget): accuracies and the paired bootstrap difference over the same questions; DRAG alongside.
+   budget): accuracies and the paired bootstrap difference over the same questions; alongside, the best
+   DRAG configuration (demonstrations and documents, m >= 1) and the best one-call configuration of any
+   kind (zs, ms, RAG or DRAG), each under its own label.
 2. The allocation model fitted on a random half of the feasible configurations: per task and budget, the
    measured accuracy of the configuration it picks against the best measured one and against documents
    only (the largest k that fits, m = 0, n = 1); also fitted on cheap configurations only (extrapolation)
@@ -26,9 +28,10 @@ def _best(records: list[dict], task: str, budget: float, methods: tuple[str, ...
 def iterdrag_vs_rag(records: list[dict], budget: float, task: str) -> dict:
     it = _best(records, task, budget, ("iterdrag",))
     rag = _best(records, task, budget, ("rag", "zs"))
-    drag = _best(records, task, budget, ("drag", "rag", "zs", "ms"))
+    drag = _best(records, task, budget, ("drag",))
+    one_call = _best(records, task, budget, ("zs", "ms", "rag", "drag"))
     out = {"task": task, "budget": budget}
-    for name, r in (("iterdrag", it), ("rag", rag), ("drag", drag)):
+    for name, r in (("iterdrag", it), ("rag", rag), ("drag", drag), ("one_call", one_call)):
         if r is not None:
             out[name] = {"config": r["config"], "acc": r["tasks"][task]["acc"], "cost": r["tasks"][task]["cost"]}
     if it is not None and rag is not None:
