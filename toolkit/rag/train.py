@@ -35,6 +35,15 @@ POOL = 4  # batches generated at once, sorted by length
 # (end of the stage as a share of the wall-clock cap, name, most documents per retrieval, most demonstrations):
 # short contexts first, where reading one fact among few documents is learnt cheaply, then longer ones
 STAGES = ((0.5, "short", 2, 0), (0.8, "medium", 4, 1), (1.01, "full", 12, 2))
+# hop counts of chain examples, weighted as the evaluation weights them: `world.generate` makes the same
+# number of test questions (`per_hop`) of each hop count 1-4
+HOP_WEIGHTS = {1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0}
+
+
+def pick_hops(rng) -> int:
+    """One hop count drawn in the HOP_WEIGHTS proportions."""
+    hops = sorted(HOP_WEIGHTS)
+    return rng.choices(hops, weights=[HOP_WEIGHTS[h] for h in hops])[0]
 
 
 def render(prompt: str) -> str:
@@ -101,11 +110,11 @@ def single_hop(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
 def chain_step(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
     seed = rng.choice(worlds.seeds)
     w = worlds.get(seed)[0]
-    hops = rng.randint(1, 4)
+    hops = pick_hops(rng)
     q = rng.choice([x for x in w.questions if x.hops == hops and x.split == "test"])
     k = rng.choice([1, 2, 4, 8][: max(1, int(math.log2(kmax)) + 1)])
     m = rng.randint(0, min(mmax, 1))
-    demos = _demos(rng, worlds, seed, "iterdrag", m, k, rng.randint(1, 4)) if m else []
+    demos = _demos(rng, worlds, seed, "iterdrag", m, k, pick_hops(rng)) if m else []
     demo = chain_demo(worlds, seed, q, k)
     # position in the chain: 2 lines per hop, then the final line
     pos = rng.randint(0, len(demo.chain) - 1)
@@ -124,9 +133,10 @@ def full_chain(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
     """A whole gold chain with every document the controller would fetch; every chain line is supervised."""
     seed = rng.choice(worlds.seeds)
     w = worlds.get(seed)[0]
-    q = rng.choice([x for x in w.questions if x.hops == rng.randint(1, 4) and x.split == "test"] or w.questions[:1])
+    hops = pick_hops(rng)  # drawn once: inside the filter it would pick a random subset of questions instead
+    q = rng.choice([x for x in w.questions if x.hops == hops and x.split == "test"])
     k = rng.choice([1, 2, 4, 8][: max(1, int(math.log2(kmax)) + 1)])
-    demos = _demos(rng, worlds, seed, "iterdrag", 1, k, rng.randint(1, 4)) if rng.random() < mmax / 8 else []
+    demos = _demos(rng, worlds, seed, "iterdrag", 1, k, pick_hops(rng)) if rng.random() < mmax / 8 else []
     demo = chain_demo(worlds, seed, q, k)
     return prompts.build_prompt("iterdrag", q.question, demo.docs, demos, demo.chain[:-1]), demo.chain[-1]
 
