@@ -303,12 +303,14 @@ def plan(
     methods: Annotated[str, typer.Option("--methods", help="Methods of the extra candidates.")] = "drag,iterdrag",
     out: OutOpt = None,
 ):
-    """The configuration the model predicts best within a budget (measured costs, else log-linear estimates).
+    """The configuration the model predicts best within a budget (measured costs, else log-linear estimates),
+    checked against the sweep: its measured score, the best measured configuration within the budget, the gap.
 
     Example: reason rag plan --cam cam.json --budget 16k
     """
     from toolkit.core.records import make_record
-    from toolkit.rag.cam import load_cam, plan_candidates
+    from toolkit.core import console
+    from toolkit.rag.cam import check_plan, load_cam, plan_candidates
     from toolkit.rag.cam import plan as plan_one
     from toolkit.rag.sweep import parse_budget, parse_grid, parse_methods
 
@@ -318,7 +320,12 @@ def plan(
     with open_writer(out) as w:
         for t in [task] if task else list(model["info"]):
             best = plan_one(model, limit, t, plan_candidates(model, t, extra))
-            w.write(make_record("rag.plan", 1, budget=limit, task=t, **(best or {"config": None})))
+            check = check_plan(model, best, limit, t)
+            w.write(make_record("rag.plan", 1, budget=limit, task=t, **(best or {"config": None}), **check))
+            if check.get("gap", 0) > 0.05:
+                console.warn(f"plan {t} at {limit}: the pick {best['config']} measured {check['measured_score']}, "
+                             f"below the sweep's best within the budget, {check['best_measured']} "
+                             f"({check['best_measured_score']})")
 
 
 @app.command()

@@ -128,3 +128,49 @@ def test_claims_label_drag_as_drag_and_the_best_one_call_configuration_apart():
     assert out["one_call"]["config"] == "rag:k=4:m=0:n=1"
     assert out["rag"]["config"] == "rag:k=4:m=0:n=1" and out["iterdrag"]["acc"] == 0.5
     assert "drag" not in iterdrag_vs_rag(recs[:2], 4000, "2hop")  # no DRAG configuration: no DRAG entry
+
+
+def _sampled_sweep(a, b, c, info, questions=400, seed=0):
+    """rag.config records whose per-question outcomes are drawn from a known allocation model."""
+    rng = random.Random(seed)
+    grid = [("zs", 0, 0, 1), ("ms", 0, 1, 1)] + [("rag", k, 0, 1) for k in (1, 2, 4, 8, 16)] + \
+        [("drag", k, m, 1) for k in (1, 4, 8) for m in (1, 2, 4)] + \
+        [("iterdrag", k, m, n) for k in (1, 4) for m in (0, 2) for n in (2, 3, 4)]
+    recs = []
+    for method, k, m, n in grid:
+        tasks = {}
+        for task, iv in info.items():
+            model = {"a": a, "b": b, "c": c, "info": {task: iv}}
+            p = cam.predict(model, cam.theta({"method": method, "k": k, "m": m, "n": n}), task)
+            by_q = {f"{task}-{i}": float(rng.random() < p) for i in range(questions)}
+            cost = (20.0 + 30.0 * k + 40.0 * m * (1 + k)) * (2 * n + 1 if method == "iterdrag" else 1)
+            tasks[task] = {"questions": questions, "acc": sum(by_q.values()) / questions, "cost": cost,
+                           "by_question": by_q}
+        recs.append({"type": "rag.config", "config": f"{method}:k={k}:m={m}:n={n}", "method": method, "k": k,
+                     "m": m, "n": n, "feasible": True, "tasks": tasks})
+    return recs
+
+
+def test_question_split_pick_is_near_the_held_out_best_when_the_model_holds():
+    from toolkit.rag.claims import question_split
+
+    info = {"2hop": (0.15, 0.05), "3hop": (0.05, 0.02)}
+    recs = _sampled_sweep([0.35, 0.1, 0.6], [1.0, 0.5, 0.0], -2.5, info)
+    out = question_split(recs, [500, 2000, 8000], seed=0)
+    assert out["questions_fit"] == out["questions_test"] == 400 and len(out["rows"]) == 6
+    assert out["mean_gap"] <= 0.05 and out["max_gap"] <= 0.08, out["rows"]
+    for row in out["rows"]:  # the pick keeps the budget
+        cost = next(r["tasks"][row["task"]]["cost"] for r in recs if r["config"] == row["picked"])
+        assert cost <= row["budget"]
+
+
+def test_plan_is_checked_against_the_measured_best_within_the_budget():
+    model = {"measured": {"rag:k=4:m=0:n=1": {"t": 0.3}, "iterdrag:k=1:m=0:n=3": {"t": 0.5},
+                          "iterdrag:k=4:m=0:n=4": {"t": 0.1}},
+             "costs": {"rag:k=4:m=0:n=1": {"t": 150.0}, "iterdrag:k=1:m=0:n=3": {"t": 440.0},
+                       "iterdrag:k=4:m=0:n=4": {"t": 1100.0}}}
+    out = cam.check_plan(model, {"config": "iterdrag:k=4:m=0:n=4"}, 4000, "t")
+    assert out == {"best_measured": "iterdrag:k=1:m=0:n=3", "best_measured_score": 0.5, "measured_score": 0.1,
+                   "gap": 0.4}
+    assert cam.check_plan(model, {"config": "rag:k=4:m=0:n=1"}, 200, "t")["gap"] == 0.0
+    assert cam.check_plan({}, None, 200, "t") == {}

@@ -144,7 +144,7 @@ def fit_records(records: list[dict], spec: str = "split:1", *, seed: int = 0, ro
     cam = fit(train, info, robust=robust)
     cam.update(fit_on=spec, seed=seed, metric=metric, fit=quality(cam, train), heldout=quality(cam, held),
                cost_model=cost_model(pts), configs=sorted({p["config"] for p in pts}),
-               costs=_costs(pts))
+               costs=_costs(pts), measured=_measured(pts))
     return make_record("rag.cam", 1, **cam)
 
 
@@ -152,6 +152,31 @@ def _costs(pts: list[dict]) -> dict:
     out: dict = {}
     for p in pts:
         out.setdefault(p["config"], {})[p["task"]] = p["cost"]
+    return out
+
+
+def _measured(pts: list[dict]) -> dict:
+    """The sweep's measured score per configuration and task, to check a plan against."""
+    out: dict = {}
+    for p in pts:
+        out.setdefault(p["config"], {})[p["task"]] = p["p"]
+    return out
+
+
+def check_plan(cam: dict, pick: dict | None, budget: float, task: str) -> dict:
+    """The pick's measured score and the best measured configuration within the budget (sweep configurations
+    with measured costs), with the gap between them; empty for a model fitted without measured scores."""
+    measured = cam.get("measured") or {}
+    costs = cam.get("costs") or {}
+    rows = [(acc[task], -costs[key][task], key) for key, acc in measured.items()
+            if task in acc and costs.get(key, {}).get(task) is not None and costs[key][task] <= budget]
+    if not rows:
+        return {}
+    acc, _, key = max(rows)
+    out = {"best_measured": key, "best_measured_score": acc}
+    if pick is not None and task in measured.get(pick["config"], {}):
+        out["measured_score"] = measured[pick["config"]][task]
+        out["gap"] = round(acc - out["measured_score"], 4)
     return out
 
 
