@@ -97,3 +97,21 @@ def test_chain_examples_follow_the_configured_hop_weights(one_world, monkeypatch
     for _ in range(60):  # a chain step: at most 3 follow-ups so far, and its target belongs to a 3-hop chain
         prompt, target = train.chain_step(rng, one_world, 4, 0)
         assert _follow_ups(prompt) + target.startswith(prompts.FOLLOW) <= 3
+
+
+def test_training_runs_in_resumable_chunks(tmp_path, monkeypatch):
+    from toolkit.core.errors import InputError
+
+    one = train.TrainingWorlds([0])
+    small = train.validation_sets(n=2)
+    monkeypatch.setattr(train, "TrainingWorlds", lambda: one)
+    monkeypatch.setattr(train, "validation_sets", lambda: small)
+    first = train.train(tmp_path, minutes=0.12, chunk_minutes=0.03, batch=2, log_every=10**6)
+    assert not first["complete"] and (tmp_path / train.CHECKPOINT).exists() and first["steps"] > 0
+    assert first["train_seconds"] < 0.12 * 60
+    with pytest.raises(InputError, match="not --minutes 0.3"):
+        train.train(tmp_path, minutes=0.3, resume=True)
+    second = train.train(tmp_path, minutes=0.12, batch=2, log_every=10**6, resume=True)
+    # the schedule continues: the second run counts the first one's steps and time and finishes the cap
+    assert second["complete"] and second["steps"] > first["steps"] and second["train_seconds"] >= 0.12 * 60
+    assert not (tmp_path / train.CHECKPOINT).exists() and (tmp_path / "training_log.json").exists()
