@@ -303,12 +303,14 @@ def plan(
     methods: Annotated[str, typer.Option("--methods", help="Methods of the extra candidates.")] = "drag,iterdrag",
     out: OutOpt = None,
 ):
-    """The configuration the model predicts best within a budget (measured costs, else log-linear estimates).
+    """The configuration the model predicts best within a budget (measured costs, else log-linear estimates),
+    checked against the sweep: its measured score, the best measured configuration within the budget, the gap.
 
     Example: reason rag plan --cam cam.json --budget 16k
     """
+    from toolkit.core import console
     from toolkit.core.records import make_record
-    from toolkit.rag.cam import load_cam, plan_candidates
+    from toolkit.rag.cam import check_plan, load_cam, plan_candidates
     from toolkit.rag.cam import plan as plan_one
     from toolkit.rag.sweep import parse_budget, parse_grid, parse_methods
 
@@ -318,7 +320,12 @@ def plan(
     with open_writer(out) as w:
         for t in [task] if task else list(model["info"]):
             best = plan_one(model, limit, t, plan_candidates(model, t, extra))
-            w.write(make_record("rag.plan", 1, budget=limit, task=t, **(best or {"config": None})))
+            check = check_plan(model, best, limit, t)
+            w.write(make_record("rag.plan", 1, budget=limit, task=t, **(best or {"config": None}), **check))
+            if check.get("gap", 0) > 0.05:
+                console.warn(f"plan {t} at {limit}: the pick {best['config']} measured {check['measured_score']}, "
+                             f"below the sweep's best within the budget, {check['best_measured']} "
+                             f"({check['best_measured_score']})")
 
 
 @app.command()
@@ -361,17 +368,24 @@ def world(
 def train(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the reader (config, weights, tokenizer).")],
     minutes: Annotated[float, typer.Option("--minutes", min=0.1, help="Wall-clock cap of training.")] = 20.0,
+    chunk_minutes: Annotated[float | None, typer.Option("--chunk-minutes", min=0.05, help="Stop after this many "
+                                                        "minutes and leave a checkpoint for --resume.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue from OUT/checkpoint.pt (same --minutes, "
+                                         "--seed).")] = False,
     seed: SeedOpt = None,
 ):
-    """Train the tiny reader from scratch on training worlds (seeds 0-99) to a wall-clock cap.
+    """Train the tiny reader from scratch on training worlds (seeds 0-99) to a wall-clock cap, in chunks if asked.
 
     Example: reason rag train --out assets/rag/reader --minutes 20
+    (chunks: --minutes 50 --chunk-minutes 10, then the same with --resume until it reports complete)
     """
     from toolkit.core import console
     from toolkit.rag.train import train as run_training
 
-    summary = run_training(out, minutes=minutes, seed=seed_or_global(seed))
-    console.info(f"trained {summary['steps']} steps in {summary['train_seconds']} s -> {out}")
+    summary = run_training(out, minutes=minutes, seed=seed_or_global(seed), chunk_minutes=chunk_minutes,
+                           resume=resume)
+    state = "complete" if summary["complete"] else "paused: continue with --resume"
+    console.info(f"trained {summary['steps']} steps in {summary['train_seconds']} s -> {out} ({state})")
 
 
 @app.command()

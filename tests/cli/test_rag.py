@@ -114,3 +114,23 @@ def _synthetic_sweep() -> list[dict]:
             rec["tasks"][task] = {"questions": 1000, "acc": round(1 / (1 + math.exp(-z)), 4), "cost": cost}
         out.append(rec)
     return out
+
+
+def test_dry_run_estimates_match_a_real_run_within_a_fifth(reason, tmp_path):
+    """The dry run's cost and calls a question against the replayed stand-in's real counts, per configuration."""
+    args = ["rag", "sweep", "--questions", str(QUESTIONS), "--index", str(WORLD / "idx"), "--demos",
+            str(WORLD / "demos.jsonl"), "--grid", "k=1,2;n=1,3", "--methods", "iterdrag", "--budgets", "1k,4k"]
+    real = reason(*args, "--llm", f"replay:{REPLAY}", "-o", str(tmp_path / "real.jsonl"))
+    dry = reason(*args, "--dry-run", "-o", str(tmp_path / "dry.jsonl"))
+    assert real.returncode == 0 and dry.returncode == 0, real.stderr + dry.stderr
+    measured = {r["config"]: r for r in _records((tmp_path / "real.jsonl").read_text()) if r["type"] == "rag.config"}
+    answers = reason("rag", "run", "--method", "iterdrag", "-k", "2", "-n", "3", "--questions", str(QUESTIONS),
+                     "--index", str(WORLD / "idx"), "--llm", f"replay:{REPLAY}")
+    calls = [a["calls"] for a in _records(answers.stdout)]
+    estimated = {r["config"]: r for r in _records((tmp_path / "dry.jsonl").read_text())}
+    assert set(estimated) == set(measured)
+    for key, est in estimated.items():
+        assert abs(est["cost"] - measured[key]["cost"]) <= 0.2 * measured[key]["cost"], (key, est, measured[key])
+        assert est["questions"] == 8 and est["total_calls"] == round(est["calls"] * 8)
+    assert abs(estimated["iterdrag:k=2:m=0:n=3"]["calls"] - sum(calls) / len(calls)) <= 0.2 * sum(calls) / len(calls)
+    assert estimated["zs:k=0:m=0:n=1"]["calls"] == 1.0

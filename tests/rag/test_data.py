@@ -99,3 +99,39 @@ def test_bad_inputs_name_file_line_field(tmp_path):
         load_corpus(empty)
     with pytest.raises(InputError, match="field 'Answer' missing"):
         load_questions(_jsonl(tmp_path / "b.jsonl", [{"Question": "q?"}]), "bamboogle")
+
+
+MUSIQUE_3HOP = {
+    "id": "3hop1__9285_5188_23307", "question": "What was the 1900 population of the birthplace of Alpha's founder?",
+    "answer": "7531", "answer_aliases": ["7,531"], "answerable": True,
+    "paragraphs": [{"idx": 0, "title": "Alpha", "paragraph_text": "Alpha was founded by Beta in 1871.",
+                    "is_supporting": True},
+                   {"idx": 1, "title": "Noise", "paragraph_text": "Unrelated material.", "is_supporting": False},
+                   {"idx": 2, "title": "Beta", "paragraph_text": "Beta was born in Gamma City.", "is_supporting": True},
+                   {"idx": 3, "title": "Gamma City", "paragraph_text": "Gamma City had 7531 people in 1900.",
+                    "is_supporting": True}],
+    "question_decomposition": [
+        {"id": 9285, "question": "Alpha >> founded by", "answer": "Beta", "paragraph_support_idx": 0},
+        {"id": 5188, "question": "#1 >> place of birth", "answer": "Gamma City", "paragraph_support_idx": 2},
+        {"id": 23307, "question": "What was the population of #2 in 1900?", "answer": "7531",
+         "paragraph_support_idx": 3}]}
+
+
+def test_musique_relation_steps_become_follow_up_questions(tmp_path):
+    from toolkit.rag import prompts
+    from toolkit.rag.data import follow_up
+    from toolkit.rag.pipeline import gold_demo
+
+    qs, _ = load_questions(_jsonl(tmp_path / "m.jsonl", [MUSIQUE_3HOP, *MUSIQUE]), "musique")
+    assert [s["question"] for s in qs[0]["decomposition"]] == [
+        "What is Alpha founded by?", "What is the place of birth of Beta?",
+        "What was the population of Gamma City in 1900?"]
+    assert qs[1]["decomposition"][0]["question"] == "What is the manufacturer of Xbox?"
+    demo = gold_demo(qs[0])
+    follow = [line for line in demo["chain"] if line.startswith(prompts.FOLLOW)]
+    assert len(follow) == 3 and not any(">>" in line for line in demo["chain"] + demo["sub_questions"])
+    assert follow[1] == f"{prompts.FOLLOW} What is the place of birth of Beta?"
+    assert follow_up("Lake Tahoe >> located in the administrative territorial entity") == \
+        "What is Lake Tahoe located in the administrative territorial entity?"
+    assert follow_up("Xbox >> part of") == "What is Xbox part of?"
+    assert follow_up("Who founded Microsoft?") == "Who founded Microsoft?"

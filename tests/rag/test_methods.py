@@ -93,3 +93,27 @@ def test_word_count_when_the_backend_reports_no_tokens():
     llm = FunctionBackend(name="f", fn=lambda m, **kw: ["answer : x"])
     rec = Runner(llm, idx).run([q], Config("rag", 2))[0]
     assert rec["tokens_estimated"] and 40 < rec["effective_tokens"] < 120
+
+
+def test_eval_reports_chain_length_per_hop_count_and_the_stand_in_follows_every_hop():
+    from toolkit.core.llm import from_uri
+    from toolkit.rag.evaluate import score_answers
+
+    w, idx = _world()
+    qs = [q.record() for q in w.questions if q.split == "test"]
+    llm = from_uri("py:toolkit.rag.standin:reader")
+    gold = {q["id"]: q for q in qs}
+    full = {s["task"]: s for s in score_answers(Runner(llm, idx).run(qs, Config("iterdrag", 8, 0, 4)), gold, "x")}
+    for h in (1, 2, 3, 4):  # one follow-up and one intermediate answer per hop, then the final line
+        assert full[f"{h}hop"]["follow_ups"] == h and full[f"{h}hop"]["calls"] == 2 * h + 1
+        assert full[f"{h}hop"]["chain_matches_hops"] == 1.0
+    capped = {s["task"]: s for s in score_answers(Runner(llm, idx).run(qs, Config("iterdrag", 8, 0, 2)), gold, "x")}
+    # n=2: longer chains are cut at 2 follow-ups (then a forced final call) and still count as complete
+    assert capped["4hop"]["follow_ups"] == 2 and capped["4hop"]["calls"] == 5
+    assert capped["4hop"]["chain_matches_hops"] == 1.0
+    # a reader that stops one hop early is caught
+    short = [{**a, "follow_ups": a["follow_ups"] - 1} if gold[a["id"]]["hops"] == 3 else a
+             for a in Runner(llm, idx).run(qs, Config("iterdrag", 8, 0, 4))]
+    assert {s["task"]: s for s in score_answers(short, gold, "x")}["3hop"]["chain_matches_hops"] == 0.0
+    rag = {s["task"]: s for s in score_answers(Runner(llm, idx).run(qs, Config("rag", 4)), gold, "x")}
+    assert rag["2hop"]["calls"] == 1 and "chain_matches_hops" not in rag["2hop"]

@@ -96,3 +96,81 @@ def test_claims_on_a_flat_sweep_report_why_the_model_cannot_be_fitted():
     first = out[0]
     assert first["iterdrag"]["acc"] == 1.0 and first["rag"]["acc"] == 0.0 and first["paired"]["diff"] == 1.0
     assert "at least 7" in out[1]["error"] or "anchor" in out[1]["error"]
+
+
+def test_cam_theta_uses_the_iteration_count_n_as_in_the_paper():
+    # theta = (k, m, n): n generation iterations; one call (zs, ms, rag, drag) is n = 1
+    assert cam.theta({"method": "iterdrag", "k": 4, "m": 1, "n": 3}) == (4, 1, 3)
+    assert cam.theta({"method": "drag", "k": 4, "m": 1, "n": 1}) == (4, 1, 1)
+    assert cam.theta({"method": "iterdrag", "k": 4, "m": 1, "n": 1}) == cam.theta({"method": "drag", "k": 4, "m": 1,
+                                                                                   "n": 1})
+    model = {"a": [0.5, 0.2, 0.4], "b": [1.0, 0.5, 0.0], "c": -1.0, "info": {"t": [0.2, 0.1]}}
+    # by hand: (0.5 + 1.0*0.2) ln 5 + (0.2 + 0.5*0.1) ln 2 + 0.4 ln 3 - 1
+    #        = 0.7*1.609438 + 0.25*0.693147 + 0.4*1.098612 - 1 = 0.739338 -> sigmoid 0.676851
+    assert cam.predict(model, cam.theta({"method": "iterdrag", "k": 4, "m": 1, "n": 3}), "t") == pytest.approx(
+        0.676851, abs=1e-6)
+    # DRAG k=4, m=1: the iteration term is 0.4 ln 1 = 0 -> z = 0.299893, sigmoid 0.574416
+    assert cam.predict(model, cam.theta({"method": "drag", "k": 4, "m": 1, "n": 1}), "t") == pytest.approx(
+        0.574416, abs=1e-6)
+
+
+def test_claims_label_drag_as_drag_and_the_best_one_call_configuration_apart():
+    from toolkit.rag.claims import iterdrag_vs_rag
+
+    def rec(method, k, m, n, acc, cost):
+        return {"config": f"{method}:k={k}:m={m}:n={n}", "method": method, "k": k, "m": m, "n": n, "feasible": True,
+                "tasks": {"2hop": {"acc": acc, "cost": cost, "by_question": {"a": acc}}}}
+
+    recs = [rec("zs", 0, 0, 1, 0.0, 20), rec("rag", 4, 0, 1, 0.3, 140), rec("drag", 1, 1, 1, 0.1, 100),
+            rec("iterdrag", 1, 0, 3, 0.5, 400)]
+    out = iterdrag_vs_rag(recs, 4000, "2hop")
+    assert out["drag"]["config"] == "drag:k=1:m=1:n=1" and out["drag"]["acc"] == 0.1
+    assert out["one_call"]["config"] == "rag:k=4:m=0:n=1"
+    assert out["rag"]["config"] == "rag:k=4:m=0:n=1" and out["iterdrag"]["acc"] == 0.5
+    assert "drag" not in iterdrag_vs_rag(recs[:2], 4000, "2hop")  # no DRAG configuration: no DRAG entry
+
+
+def _sampled_sweep(a, b, c, info, questions=400, seed=0):
+    """rag.config records whose per-question outcomes are drawn from a known allocation model."""
+    rng = random.Random(seed)
+    grid = [("zs", 0, 0, 1), ("ms", 0, 1, 1)] + [("rag", k, 0, 1) for k in (1, 2, 4, 8, 16)] + \
+        [("drag", k, m, 1) for k in (1, 4, 8) for m in (1, 2, 4)] + \
+        [("iterdrag", k, m, n) for k in (1, 4) for m in (0, 2) for n in (2, 3, 4)]
+    recs = []
+    for method, k, m, n in grid:
+        tasks = {}
+        for task, iv in info.items():
+            model = {"a": a, "b": b, "c": c, "info": {task: iv}}
+            p = cam.predict(model, cam.theta({"method": method, "k": k, "m": m, "n": n}), task)
+            by_q = {f"{task}-{i}": float(rng.random() < p) for i in range(questions)}
+            cost = (20.0 + 30.0 * k + 40.0 * m * (1 + k)) * (2 * n + 1 if method == "iterdrag" else 1)
+            tasks[task] = {"questions": questions, "acc": sum(by_q.values()) / questions, "cost": cost,
+                           "by_question": by_q}
+        recs.append({"type": "rag.config", "config": f"{method}:k={k}:m={m}:n={n}", "method": method, "k": k,
+                     "m": m, "n": n, "feasible": True, "tasks": tasks})
+    return recs
+
+
+def test_question_split_pick_is_near_the_held_out_best_when_the_model_holds():
+    from toolkit.rag.claims import question_split
+
+    info = {"2hop": (0.15, 0.05), "3hop": (0.05, 0.02)}
+    recs = _sampled_sweep([0.35, 0.1, 0.6], [1.0, 0.5, 0.0], -2.5, info)
+    out = question_split(recs, [500, 2000, 8000], seed=0)
+    assert out["questions_fit"] == out["questions_test"] == 400 and len(out["rows"]) == 6
+    assert out["mean_gap"] <= 0.05 and out["max_gap"] <= 0.08, out["rows"]
+    for row in out["rows"]:  # the pick keeps the budget
+        cost = next(r["tasks"][row["task"]]["cost"] for r in recs if r["config"] == row["picked"])
+        assert cost <= row["budget"]
+
+
+def test_plan_is_checked_against_the_measured_best_within_the_budget():
+    model = {"measured": {"rag:k=4:m=0:n=1": {"t": 0.3}, "iterdrag:k=1:m=0:n=3": {"t": 0.5},
+                          "iterdrag:k=4:m=0:n=4": {"t": 0.1}},
+             "costs": {"rag:k=4:m=0:n=1": {"t": 150.0}, "iterdrag:k=1:m=0:n=3": {"t": 440.0},
+                       "iterdrag:k=4:m=0:n=4": {"t": 1100.0}}}
+    out = cam.check_plan(model, {"config": "iterdrag:k=4:m=0:n=4"}, 4000, "t")
+    assert out == {"best_measured": "iterdrag:k=1:m=0:n=3", "best_measured_score": 0.5, "measured_score": 0.1,
+                   "gap": 0.4}
+    assert cam.check_plan(model, {"config": "rag:k=4:m=0:n=1"}, 200, "t")["gap"] == 0.0
+    assert cam.check_plan({}, None, 200, "t") == {}

@@ -46,3 +46,27 @@ def test_iterdrag_beats_rag_on_three_hops(setup):
     it = _acc(Runner(llm, idx).run(qs, Config("iterdrag", 4, 0, 3)), qs)
     rag = _acc(Runner(llm, idx).run(qs, Config("rag", 16)), qs)
     assert it >= rag + 0.25, (it, rag)
+
+
+def _chain_scores(answers, qs):
+    from toolkit.rag.evaluate import score_answers
+
+    return next(s for s in score_answers(answers, {q["id"]: q for q in qs}, "reader") if s["task"] != "all")
+
+
+def test_one_and_two_hop_chains_ask_one_follow_up_per_hop(setup):
+    w, idx, llm = setup
+    for hops in (1, 2):
+        qs = [q.record() for q in w.questions if q.hops == hops and q.split == "test"][:30]
+        s = _chain_scores(Runner(llm, idx).run(qs, Config("iterdrag", 4, 0, 4)), qs)
+        assert s["chain_matches_hops"] >= 0.9 and s["calls"] == pytest.approx(2 * hops + 1, abs=0.3), s
+
+
+@pytest.mark.xfail(strict=True, reason="shipped reader stops one hop early on 3-hop chains: measured 0/30 chains with "
+                                       "3 follow-ups, 2.0 follow-ups and 5.0 calls a question (n=4 allowed)")
+def test_three_hop_chains_ask_three_follow_ups(setup):
+    w, idx, llm = setup
+    qs = [q.record() for q in w.questions if q.hops == 3 and q.split == "test"][:30]
+    s = _chain_scores(Runner(llm, idx).run(qs, Config("iterdrag", 4, 0, 4)), qs)
+    # 3 follow-ups, 3 intermediate answers, 1 final line = 7 calls; n=4 leaves room for a 4th follow-up
+    assert s["chain_matches_hops"] >= 0.9 and s["calls"] == pytest.approx(7, abs=0.3), s

@@ -66,3 +66,52 @@ def test_prompt_words_add_a_weighted_next_word_loss(tok):
     assert torch.equal(plain, answer) and torch.allclose(answer, answer2)
     # an untrained model's next-word loss on the prompt is near ln |V|
     assert float((total - answer).detach()) == pytest.approx(0.3 * float(answer.detach()), rel=0.2)
+
+
+def _follow_ups(prompt: str) -> int:
+    return sum(line.startswith(prompts.FOLLOW) for line in prompt.split("\n"))
+
+
+@pytest.fixture(scope="module")
+def one_world():
+    return train.TrainingWorlds([0])
+
+
+def test_chain_examples_cover_every_hop_count_in_the_evaluation_proportions(one_world):
+    import random
+
+    rng = random.Random(1)
+    # full_chain without demonstrations: the prompt holds the whole gold chain but its final line
+    hops = [_follow_ups(train.full_chain(rng, one_world, 4, 0)[0]) for _ in range(400)]
+    for h in (1, 2, 3, 4):  # equal shares, as world.generate makes per_hop test questions of each hop count
+        assert abs(hops.count(h) / len(hops) - 0.25) < 0.07, (h, hops.count(h))
+    assert set(hops) == {1, 2, 3, 4}
+
+
+def test_chain_examples_follow_the_configured_hop_weights(one_world, monkeypatch):
+    import random
+
+    monkeypatch.setattr(train, "HOP_WEIGHTS", {3: 1.0})
+    rng = random.Random(2)
+    assert {_follow_ups(train.full_chain(rng, one_world, 4, 0)[0]) for _ in range(60)} == {3}
+    for _ in range(60):  # a chain step: at most 3 follow-ups so far, and its target belongs to a 3-hop chain
+        prompt, target = train.chain_step(rng, one_world, 4, 0)
+        assert _follow_ups(prompt) + target.startswith(prompts.FOLLOW) <= 3
+
+
+def test_training_runs_in_resumable_chunks(tmp_path, monkeypatch):
+    from toolkit.core.errors import InputError
+
+    one = train.TrainingWorlds([0])
+    small = train.validation_sets(n=2)
+    monkeypatch.setattr(train, "TrainingWorlds", lambda: one)
+    monkeypatch.setattr(train, "validation_sets", lambda: small)
+    first = train.train(tmp_path, minutes=0.12, chunk_minutes=0.03, batch=2, log_every=10**6)
+    assert not first["complete"] and (tmp_path / train.CHECKPOINT).exists() and first["steps"] > 0
+    assert first["train_seconds"] < 0.12 * 60
+    with pytest.raises(InputError, match="not --minutes 0.3"):
+        train.train(tmp_path, minutes=0.3, resume=True)
+    second = train.train(tmp_path, minutes=0.12, batch=2, log_every=10**6, resume=True)
+    # the schedule continues: the second run counts the first one's steps and time and finishes the cap
+    assert second["complete"] and second["steps"] > first["steps"] and second["train_seconds"] >= 0.12 * 60
+    assert not (tmp_path / train.CHECKPOINT).exists() and (tmp_path / "training_log.json").exists()

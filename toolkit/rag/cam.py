@@ -1,11 +1,12 @@
 """The computation allocation model (Yue et al., Sec. 5): predict performance from (k, m, n).
 
-    logit P(theta) = (a + b * i)^T log theta + c,   theta = (1 + k, 1 + m, n_eff),  i = (i_doc, i_shot, 0)
+    logit P(theta) = (a + b * i)^T log theta + c,   theta = (1 + k, 1 + m, n),  i = (i_doc, i_shot, 0)
 
 i_doc = P(1,0,1) - P(0,0,1) and i_shot = P(0,1,1) - P(0,0,1) per task (how much one document / one
 demonstration helps it); a, b, c are shared by the tasks and b_3 = 0. log(1+k), log(1+m) (a documented
-deviation from log k, log m) let 0-document and 0-shot configurations count. n_eff is 1 for zs, ms, rag
-and drag and 1 + n for IterDRAG with n follow-ups. P is clipped to [1/2N, 1 - 1/2N] and the fit is least
+deviation from log k, log m) let 0-document and 0-shot configurations count. n is the number of generation
+iterations as in the paper: 1 for zs, ms, rag and drag (one call), the follow-up limit n for IterDRAG (so
+IterDRAG with n = 1 shares DRAG's theta, as in the paper's model). P is clipped to [1/2N, 1 - 1/2N] and the fit is least
 squares in logit space (`robust`: soft_l1). With one task, b is collinear with a and dropped.
 """
 
@@ -22,8 +23,7 @@ ANCHORS = {"zero": (0, 0, 1), "doc": (1, 0, 1), "shot": (0, 1, 1)}
 
 
 def theta(rec: dict) -> tuple[int, int, int]:
-    n_eff = 1 + rec["n"] if rec["method"] == "iterdrag" else 1
-    return rec["k"], rec["m"], n_eff
+    return rec["k"], rec["m"], rec["n"] if rec["method"] == "iterdrag" else 1
 
 
 def features(t: tuple[int, int, int]) -> list[float]:
@@ -144,7 +144,7 @@ def fit_records(records: list[dict], spec: str = "split:1", *, seed: int = 0, ro
     cam = fit(train, info, robust=robust)
     cam.update(fit_on=spec, seed=seed, metric=metric, fit=quality(cam, train), heldout=quality(cam, held),
                cost_model=cost_model(pts), configs=sorted({p["config"] for p in pts}),
-               costs=_costs(pts))
+               costs=_costs(pts), measured=_measured(pts))
     return make_record("rag.cam", 1, **cam)
 
 
@@ -152,6 +152,31 @@ def _costs(pts: list[dict]) -> dict:
     out: dict = {}
     for p in pts:
         out.setdefault(p["config"], {})[p["task"]] = p["cost"]
+    return out
+
+
+def _measured(pts: list[dict]) -> dict:
+    """The sweep's measured score per configuration and task, to check a plan against."""
+    out: dict = {}
+    for p in pts:
+        out.setdefault(p["config"], {})[p["task"]] = p["p"]
+    return out
+
+
+def check_plan(cam: dict, pick: dict | None, budget: float, task: str) -> dict:
+    """The pick's measured score and the best measured configuration within the budget (sweep configurations
+    with measured costs), with the gap between them; empty for a model fitted without measured scores."""
+    measured = cam.get("measured") or {}
+    costs = cam.get("costs") or {}
+    rows = [(acc[task], -costs[key][task], key) for key, acc in measured.items()
+            if task in acc and costs.get(key, {}).get(task) is not None and costs[key][task] <= budget]
+    if not rows:
+        return {}
+    acc, _, key = max(rows)
+    out = {"best_measured": key, "best_measured_score": acc}
+    if pick is not None and task in measured.get(pick["config"], {}):
+        out["measured_score"] = measured[pick["config"]][task]
+        out["gap"] = round(acc - out["measured_score"], 4)
     return out
 
 

@@ -3,7 +3,8 @@
 
 Formats: HotpotQA and 2WikiMultihopQA (JSON array or JSONL; `context` [[title, sentences]],
 `supporting_facts` [[title, sentence]]), MuSiQue (JSONL; `paragraphs`, `question_decomposition` with
-`#1`-style references substituted by earlier answers, `answer_aliases`), Bamboogle (CSV or JSON(L)
+`#1`-style references substituted by earlier answers and `ENTITY >> relation` steps rewritten as questions,
+`answer_aliases`), Bamboogle (CSV or JSON(L)
 with Question/Answer; bring a corpus), our own JSONL. Corpora: JSONL {id, title, text} or DPR TSV
 (id, text, title with a header line). Gold paragraphs become `gold_docs` (for recall@k).
 """
@@ -96,14 +97,36 @@ def _hotpot(item: dict, where: str, corpus: Corpus, n: int) -> dict:
             "gold_docs": gold}
 
 
+_PREPOSITIONS = {"by", "in", "at", "of", "on", "to", "for", "from", "with", "into"}
+_VERB_HEADS = {"part", "member", "made", "born", "written", "built", "owned", "operated", "followed", "replaced"}
+
+
+def follow_up(text: str) -> str:
+    """A MuSiQue sub-question as a follow-up question. Its single-hop steps are written `ENTITY >> relation`
+    with a Wikidata property label ("Xbox >> manufacturer", "#1 >> place of birth"): a noun relation becomes
+    "What is the manufacturer of Xbox?"; a relation that reads as a verb phrase (it ends in a preposition or
+    starts with a participle: "founded by", "part of", "located in the administrative territorial entity")
+    becomes "What is Alpha founded by?". Questions already written out pass unchanged."""
+    if ">>" not in text:
+        return text
+    subject, relation = (x.strip() for x in text.split(">>", 1))
+    if not subject or not relation:
+        return text
+    words = relation.split()
+    head = words[0].lower()
+    if words[-1].lower() in _PREPOSITIONS or head in _VERB_HEADS or (head.endswith("ed") and len(words) > 1):
+        return f"What is {subject} {relation}?"
+    return f"What is the {relation} of {subject}?"
+
+
 def _musique(item: dict, where: str, corpus: Corpus, n: int) -> dict:
     try:
         by_idx = {p["idx"]: corpus.add(p["title"], p["paragraph_text"]) for p in item["paragraphs"]}
         gold = [by_idx[p["idx"]] for p in item["paragraphs"] if p.get("is_supporting")]
         steps, answers = [], []
         for step in item["question_decomposition"]:
-            q = re.sub(r"#(\d+)", lambda m: answers[int(m.group(1)) - 1] if int(m.group(1)) <= len(answers)
-                       else m.group(0), step["question"])
+            q = follow_up(re.sub(r"#(\d+)", lambda m: answers[int(m.group(1)) - 1] if int(m.group(1)) <= len(answers)
+                                 else m.group(0), step["question"]))
             answers.append(step["answer"])
             sup = step.get("paragraph_support_idx")
             steps.append({"question": q, "answer": step["answer"], "doc": by_idx.get(sup)})

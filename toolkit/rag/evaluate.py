@@ -1,4 +1,9 @@
-"""`rag.score` records: EM, F1 and Acc with 95% bootstrap intervals, per configuration and per task."""
+"""`rag.score` records: EM, F1 and Acc with 95% bootstrap intervals, per configuration and per task.
+
+Each record also says how long the reader's chains were: the mean calls and follow-ups a question, and for
+IterDRAG the share of chains whose follow-ups match the question's hop count (`chain_matches_hops`: at most
+n follow-ups can be asked, so a question of h > n hops matches with n). A reader that answers a 3-hop
+question after two follow-ups (5 calls) shows there, whatever its accuracy."""
 
 from __future__ import annotations
 
@@ -32,7 +37,24 @@ def score_answers(rows: list[dict], gold: dict[str, dict], where: str, *, seed: 
             cost = [r.get("effective_tokens", 0) for r, _ in items]
             yield make_record("rag.score", 1, config=config, task=task, n=len(items), **fields,
                               mean_effective_tokens=round(sum(cost) / len(cost), 1),
-                              format_errors=sum(r.get("format_errors", 0) for r, _ in items))
+                              format_errors=sum(r.get("format_errors", 0) for r, _ in items), **chain_lengths(items))
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def chain_lengths(items: list[tuple[dict, dict]]) -> dict:
+    """Mean calls and follow-ups a question; for IterDRAG answers, the share whose chain has one follow-up
+    per hop (capped by the configuration's n)."""
+    calls = [r["calls"] for r, _ in items if "calls" in r]
+    follow = [(r, q) for r, q in items if "follow_ups" in r]
+    out = {"calls": _mean(calls), "follow_ups": _mean([r["follow_ups"] for r, _ in follow])}
+    chains = [(r, q) for r, q in follow if r.get("method") == "iterdrag" and q.get("hops")]
+    if chains:
+        out["chain_matches_hops"] = _mean([float(r["follow_ups"] == min(int(q["hops"]), int(r.get("n") or q["hops"])))
+                                           for r, q in chains])
+    return out
 
 
 def recall_records(index, questions: list[dict], ks: list[int]) -> Iterator[dict]:

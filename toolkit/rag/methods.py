@@ -212,7 +212,8 @@ class Runner:
 
         rec = make_record("rag.answer", 1, id=st.question["id"], config=cfg.key(), method=cfg.method, k=cfg.k,
                           m=cfg.m, n=cfg.n, prediction=st.prediction or "", effective_tokens=st.tokens,
-                          tokens_estimated=st.estimated, calls=st.calls, format_errors=st.format_errors,
+                          tokens_estimated=st.estimated, calls=st.calls, follow_ups=st.follow_ups,
+                          format_errors=st.format_errors,
                           over_context=st.over_context, retrieved=st.retrieved)
         if self.keep_trace:
             rec["trace"] = st.trace

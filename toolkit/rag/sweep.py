@@ -159,31 +159,46 @@ def scaling_fit(opt_records: list[dict], task: str = "all") -> dict:
 ANCHOR_CONFIGS = (Config("zs"), Config("rag", 1), Config("ms", 0, 1))
 
 
-def dry_cost(qs: list[dict], index, cfg: Config, demo_pool: list[dict], seed: int, sample: int = 20) -> float:
-    """Estimated mean effective length without calls: the prompts built with stand-in outputs (words)."""
+def dry_estimate(qs: list[dict], index, cfg: Config, demo_pool: list[dict], seed: int,
+                 sample: int = 20) -> tuple[float, float]:
+    """(mean effective length, mean calls) a question, without calls: the prompts the runner would build,
+    counted in words as the runner counts a backend that reports no tokens. IterDRAG is assumed to follow
+    the question's own chain: one follow-up per hop (the gold sub-question when the question has a
+    decomposition, which is also what it retrieves for), at most n, then the final line; calls = 2 min(h, n) + 1."""
     from toolkit.rag import prompts
-    from toolkit.rag.methods import Runner
+    from toolkit.rag.methods import Runner, merge
 
     runner = Runner(None, index, demo_pool, seed=seed, keep_trace=False)
-    total = 0.0
+    total = calls = 0.0
     part = qs[:sample]
+
+    def words(p: str) -> int:  # as Runner._call counts a prompt a backend gives no token count for
+        return sum(len(m["content"].split()) + 1 for m in prompts.messages(p)) + 1
+
+    cfg = cfg.normalized()
     for q in part:
         demos = runner.demos_for(q, cfg)
         docs = index.top(q["question"], cfg.k) if cfg.k else []
-        words = lambda p: len(p.split()) + 2  # noqa: E731
         if cfg.method != "iterdrag":
             total += words(prompts.build_prompt(cfg.method, q["question"], docs, demos))
+            calls += 1
             continue
+        steps = [s for s in q.get("decomposition") or [] if s.get("question")]
+        hops = len(steps) or int(q.get("hops") or 1)
         chain: list[str] = []
-        for _ in range(cfg.n):
-            total += words(prompts.build_prompt("iterdrag", q["question"], docs, demos, chain))
-            sub = f"{prompts.FOLLOW} {q['question']}"
-            chain.append(sub)
-            docs = docs + index.top(q["question"] + f" {len(chain)}", cfg.k)[: cfg.k]
-            total += words(prompts.build_prompt("iterdrag", q["question"], docs, demos, chain))
-            chain.append(f"{prompts.INTERMEDIATE} x")
-        total += words(prompts.build_prompt("iterdrag", q["question"], docs, demos, chain, True))
-    return total / max(1, len(part))
+        for i in range(min(hops, cfg.n)):
+            total += words(prompts.build_prompt("iterdrag", q["question"], docs, demos, chain))  # the follow-up
+            step = steps[i] if i < len(steps) else {}
+            sub = step.get("question") or q["question"]
+            chain.append(f"{prompts.FOLLOW} {sub}")
+            docs = merge(docs, index.top(sub, cfg.k))
+            total += words(prompts.build_prompt("iterdrag", q["question"], docs, demos, chain))  # its answer
+            chain.append(f"{prompts.INTERMEDIATE} {step.get('answer') or 'x'}")
+            calls += 2
+        total += words(prompts.build_prompt("iterdrag", q["question"], docs, demos, chain, hops >= cfg.n))
+        calls += 1
+    n = max(1, len(part))
+    return total / n, calls / n
 
 
 @dataclass
@@ -211,9 +226,13 @@ def run_sweep(parts: list[Part], grid: dict, methods: list[str], budgets: list[i
     qs_all = [q for p in parts for q in p.questions]
     if dry_run:
         for cfg in todo:
-            cost = sum(dry_cost(p.questions, p.index, cfg, p.demos, seed) for p in parts) / len(parts)
+            est = [dry_estimate(p.questions, p.index, cfg, p.demos, seed) for p in parts]
+            cost = sum(c for c, _ in est) / len(est)
+            calls = sum(n for _, n in est) / len(est)
+            # calls: the mean a question (questions x calls for the whole configuration)
             yield make_record("rag.config", 1, config=cfg.key(), method=cfg.method, k=cfg.k, m=cfg.m, n=cfg.n,
-                              cost=round(cost, 1), estimated=True, calls=len(qs_all),
+                              cost=round(cost, 1), estimated=True, calls=round(calls, 2),
+                              total_calls=round(calls * len(qs_all)), questions=len(qs_all),
                               within={str(b): cost <= b for b in budgets})
         return
     records = list(previous or [])

@@ -35,6 +35,15 @@ POOL = 4  # batches generated at once, sorted by length
 # (end of the stage as a share of the wall-clock cap, name, most documents per retrieval, most demonstrations):
 # short contexts first, where reading one fact among few documents is learnt cheaply, then longer ones
 STAGES = ((0.5, "short", 2, 0), (0.8, "medium", 4, 1), (1.01, "full", 12, 2))
+# hop counts of chain examples, weighted as the evaluation weights them: `world.generate` makes the same
+# number of test questions (`per_hop`) of each hop count 1-4
+HOP_WEIGHTS = {1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0}
+
+
+def pick_hops(rng) -> int:
+    """One hop count drawn in the HOP_WEIGHTS proportions."""
+    hops = sorted(HOP_WEIGHTS)
+    return rng.choices(hops, weights=[HOP_WEIGHTS[h] for h in hops])[0]
 
 
 def render(prompt: str) -> str:
@@ -101,11 +110,11 @@ def single_hop(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
 def chain_step(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
     seed = rng.choice(worlds.seeds)
     w = worlds.get(seed)[0]
-    hops = rng.randint(1, 4)
+    hops = pick_hops(rng)
     q = rng.choice([x for x in w.questions if x.hops == hops and x.split == "test"])
     k = rng.choice([1, 2, 4, 8][: max(1, int(math.log2(kmax)) + 1)])
     m = rng.randint(0, min(mmax, 1))
-    demos = _demos(rng, worlds, seed, "iterdrag", m, k, rng.randint(1, 4)) if m else []
+    demos = _demos(rng, worlds, seed, "iterdrag", m, k, pick_hops(rng)) if m else []
     demo = chain_demo(worlds, seed, q, k)
     # position in the chain: 2 lines per hop, then the final line
     pos = rng.randint(0, len(demo.chain) - 1)
@@ -124,9 +133,10 @@ def full_chain(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
     """A whole gold chain with every document the controller would fetch; every chain line is supervised."""
     seed = rng.choice(worlds.seeds)
     w = worlds.get(seed)[0]
-    q = rng.choice([x for x in w.questions if x.hops == rng.randint(1, 4) and x.split == "test"] or w.questions[:1])
+    hops = pick_hops(rng)  # drawn once: inside the filter it would pick a random subset of questions instead
+    q = rng.choice([x for x in w.questions if x.hops == hops and x.split == "test"])
     k = rng.choice([1, 2, 4, 8][: max(1, int(math.log2(kmax)) + 1)])
-    demos = _demos(rng, worlds, seed, "iterdrag", 1, k, rng.randint(1, 4)) if rng.random() < mmax / 8 else []
+    demos = _demos(rng, worlds, seed, "iterdrag", 1, k, pick_hops(rng)) if rng.random() < mmax / 8 else []
     demo = chain_demo(worlds, seed, q, k)
     return prompts.build_prompt("iterdrag", q.question, demo.docs, demos, demo.chain[:-1]), demo.chain[-1]
 
@@ -283,9 +293,33 @@ def validation_sets(n: int = 32) -> dict[str, list[tuple[str, str]]]:
     return {"one_hop_k9": one_hop, "chain_step_k4": chain}
 
 
+CHECKPOINT = "checkpoint.pt"
+
+
+def load_checkpoint(path: Path, minutes: float) -> dict:
+    """A chunk's checkpoint, which must belong to a run with the same `minutes` (the schedule depends on it)."""
+    import torch
+
+    from toolkit.core.errors import InputError
+
+    if not path.exists():
+        raise InputError(f"{path}: no checkpoint to resume from (run with --chunk-minutes first)")
+    state = torch.load(path, weights_only=False)
+    if state.get("minutes") != minutes:
+        raise InputError(f"{path}: field 'minutes' is {state.get('minutes')}, not --minutes {minutes} "
+                         "(a resumed run keeps its schedule)")
+    return state
+
+
 def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 3e-3, batch: int = 16,
-          log_every: int = 40, progress_file: str | None = None) -> dict:
-    """Train until `minutes` of wall clock; save model, tokenizer and training_log.json to `out`."""
+          log_every: int = 40, progress_file: str | None = None, chunk_minutes: float | None = None,
+          resume: bool = False) -> dict:
+    """Train until `minutes` of training time; save model, tokenizer and training_log.json to `out`.
+
+    In chunks: `chunk_minutes` stops this run early and leaves `out/checkpoint.pt` (weights, optimizer,
+    step, training time so far, random states); `resume` continues from it on the same schedule (the
+    stage and learning rate follow the training time summed over the chunks, not this run's). The
+    checkpoint is removed once the whole `minutes` are done."""
     import torch
     from transformers import LlamaForCausalLM
 
@@ -301,9 +335,18 @@ def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 
     worlds = TrainingWorlds()
     held_out = validation_sets()
     cap = minutes * 60.0
+    out = Path(out)
     t0, step, log, pool = time.time(), 0, [], []
+    if resume:
+        state = load_checkpoint(out / CHECKPOINT, minutes)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        rng.setstate(state["rng"])
+        torch.set_rng_state(state["torch_rng"])
+        step, log, t0 = state["step"], state["log"], time.time() - state["elapsed"]
+    stop_at = time.time() + chunk_minutes * 60.0 if chunk_minutes else math.inf
     model.train()
-    while (frac := (time.time() - t0) / cap) < 1.0:
+    while (frac := (time.time() - t0) / cap) < 1.0 and time.time() < stop_at:
         scale = min(1.0, (step + 1) / 30) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
         for g in opt.param_groups:
             g["lr"] = lr * scale
@@ -338,11 +381,18 @@ def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 
                 with open(progress_file, "a", encoding="utf-8") as fh:
                     fh.write(json.dumps(entry) + "\n")
     model.eval()
-    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    done = time.time() - t0 >= cap
+    if done:
+        (out / CHECKPOINT).unlink(missing_ok=True)
+    else:
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "log": log,
+                    "elapsed": time.time() - t0, "rng": rng.getstate(), "torch_rng": torch.get_rng_state(),
+                    "minutes": minutes}, out / CHECKPOINT)
     model.save_pretrained(out)
     tok.save_pretrained(out)
     summary = {"minutes": minutes, "steps": step, "seed": seed, "lr": lr, "batch": batch, "lm_weight": LM_WEIGHT,
+               "complete": done, "hop_weights": HOP_WEIGHTS,
                "train_seconds": round(time.time() - t0, 1), "cpu_seconds": round(time.process_time(), 1),
                "train_seeds": [TRAIN_SEEDS.start, TRAIN_SEEDS.stop - 1],
                "params": sum(p.numel() for p in model.parameters()), "log": log}
