@@ -147,6 +147,9 @@ def train(
     min_moves: Annotated[int, typer.Option("--min-moves", min=1)] = 1,
     init: Annotated[Path | None, typer.Option("--init", help="Continue training this agent directory (same arch, "
                                               "channels and size; the curricula resume where its log ended).")] = None,
+    encoder_relu: Annotated[bool | None, typer.Option(
+        "--encoder-relu/--raw-encoder", help="ReLU on the encoder output (the shipped agents) or the raw conv output "
+        "(the official DRCNet). Default: the --init agent's, else --encoder-relu.")] = None,
     seed: SeedOpt = None,
 ):
     """Train an agent with PPO on freshly generated train-split levels; writes config.json, model.safetensors,
@@ -175,8 +178,11 @@ def train(
             raise InputError(f"--arch {arch}: expected D,N or ff")
         depth, ticks, kind = parts[0], parts[1], "drc"
     grid = _size(size)
-    cfg = AgentConfig(arch=kind, depth=depth, ticks=ticks, channels=channels, grid=grid)
-    start, earlier = (None, None) if init is None else continue_from(init, cfg)
+    cfg = AgentConfig(arch=kind, depth=depth, ticks=ticks, channels=channels, grid=grid,
+                      encoder_relu=True if encoder_relu is None else encoder_relu)
+    start, earlier = (None, None) if init is None else continue_from(init, cfg, relu_given=encoder_relu is not None)
+    if start is not None:
+        cfg.encoder_relu = start.cfg.encoder_relu
     t0 = time.time()
     made = generate(levels_n, grid, _ints(boxes, "--boxes", 1), max_moves, "train", s, min_moves)
     levels, moves = [lv for lv, _, _ in made], [m for _, m, _ in made]
