@@ -314,35 +314,30 @@ def probe(
     concept: Annotated[str, typer.Option("--concept", help="Comma list of CA, CB.")] = "CA,CB",
     kernel: Annotated[str, typer.Option("--kernel", help="Comma list of 1, 3.")] = "1,3",
     source: Annotated[str, typer.Option("--source", help="Comma list of cell, hidden, obs.")] = "cell,hidden,obs",
-    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per probe (subsample + solver).")] = 5,
-    max_samples: Annotated[int, typer.Option("--max-samples", min=100, help="Training squares per fit.")] = 100000,
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per probe (initialisation and order).")] = 5,
+    fit: Annotated[str, typer.Option("--fit", help="conv (the official bias-free conv probe, AdamW, every "
+                                     "transition) or logreg (logistic regression on standardised squares).")] = "conv",
+    epochs: Annotated[int, typer.Option("--epochs", min=1, help="Epochs of the conv fit (official: 30).")] = 30,
+    max_samples: Annotated[int, typer.Option("--max-samples", min=100, help="Training squares per logreg fit.")
+                           ] = 100000,
     solved_only: Annotated[bool, typer.Option("--solved-only", help="Only the steps of episodes the agent solved, "
                                               "in both datasets (the official probes use all).")] = False,
     seed: SeedOpt = None,
 ):
-    """Fit square-level logistic-regression probes; one sokoban.probe per (concept, source, layer, kernel, seed)
-    with macro F1 and per-class P/R/F1 on the test dataset; the first seed's weights go to --out.
+    """Fit square-level probes; one sokoban.probe per (concept, source, layer, kernel, seed) with macro F1 and
+    per-class P/R/F1 on the test dataset; the first seed's weights go to --out.
 
     Example: reason sokoban probe --train A.safetensors --test B.safetensors --kernel 1,3 -o P.safetensors
     """
-    from toolkit.core.extras import require
-
-    require("rl", "sklearn")
     from toolkit.sokoban.concepts import check_concept
-    from toolkit.sokoban.probes import (
-        SOURCES,
-        features,
-        fit_probe,
-        full_weights,
-        load_dataset,
-        predict,
-        probe_key,
-        save_probes,
-        score,
-        solved_steps,
-        source_grid,
-    )
+    from toolkit.sokoban.probes import FITS, SOURCES, fit_and_score, load_dataset, probe_key, save_probes, solved_steps
 
+    if fit not in FITS:
+        raise InputError(f"--fit {fit}: expected one of {', '.join(FITS)}")
+    if fit == "logreg":
+        from toolkit.core.extras import require
+
+        require("rl", "sklearn")
     concepts = [check_concept(c) for c in concept.split(",") if c]
     kernels = _ints(kernel, "--kernel")
     for k in kernels:
@@ -363,22 +358,18 @@ def probe(
     saved = {}
     with open_writer(None) as writer:
         for c in concepts:
-            y_train, y_test = train_data[c].reshape(-1).astype(int), test_data[c].reshape(-1).astype(int)
             for s in sources:
                 for layer in ([0] if s == "obs" else range(depth)):
                     for k in kernels:
-                        x_train = features(source_grid(train_data, s, layer), k)
-                        x_test = features(source_grid(test_data, s, layer), k)
                         for i in range(seeds):
-                            clf = fit_probe(x_train, y_train, base + i, max_samples)
-                            w, b = full_weights(clf)
-                            res = score(y_test, predict(w, b, x_test))
+                            w, b, res = fit_and_score(train_data, test_data, c, s, layer, k, base + i, fit, epochs,
+                                                      max_samples)
                             key = probe_key(c, s, layer, k)
                             if i == 0:
                                 saved[key] = (w, b)
                             writer.write(make_record("sokoban.probe", concept=c, source=s, layer=layer, kernel=k,
-                                                     seed=base + i, key=key, solved_only=solved_only, **res))
-    save_probes(saved, output, h1, {"concepts": concepts, "sources": sources, "kernels": kernels})
+                                                     seed=base + i, key=key, fit=fit, solved_only=solved_only, **res))
+    save_probes(saved, output, h1, {"concepts": concepts, "sources": sources, "kernels": kernels, "fit": fit})
 
 
 def _probes_for(agent, path: Path):
@@ -479,7 +470,12 @@ def intervene(
     probes: Annotated[Path, typer.Option("--probes", help="Probes file (CA cell 1x1 probes are used).")],
     agent_path: AgentOpt = None,
     alphas: Annotated[str, typer.Option("--alphas", help="Comma list of scales.")] = "0.25,0.5,1,2,4",
-    control: Annotated[str, typer.Option("--control", help="random (equal-norm random vectors) or none.")] = "random",
+    control: Annotated[str, typer.Option("--control", help="random (the official: a random-init conv probe scaled "
+                                         "to the probe's norm), random-per-square (a random vector of the row's norm "
+                                         "at each square) or none.")] = "random",
+    protocol: Annotated[str, typer.Option("--protocol", help="official (NEVER writes all episode, direction writes "
+                                          "until the agent enters the new route) or first-push (all writes stop at "
+                                          "the first push).")] = "official",
     cap: Annotated[int, typer.Option("--cap", min=1, help="Step cap per episode.")] = 120,
     seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
 ):
@@ -488,12 +484,14 @@ def intervene(
     Example: reason sokoban intervene --cases cases.jsonl --probes P.safetensors --alphas 0.25,0.5,1,2,4
     """
     from toolkit.core.records import read_records
-    from toolkit.sokoban.interventions import case_level, run_cases
+    from toolkit.sokoban.interventions import ARMS, PROTOCOLS, case_level, sweep
     from toolkit.sokoban.probes import probe_key
 
     scales = _floats(alphas, "--alphas")
-    if control not in ("random", "none"):
-        raise InputError(f"--control {control}: expected random or none")
+    if control != "none" and control not in ARMS[1:]:
+        raise InputError(f"--control {control}: expected random, random-per-square or none")
+    if protocol not in PROTOCOLS:
+        raise InputError(f"--protocol {protocol}: expected one of {', '.join(PROTOCOLS)}")
     agent = _agent(agent_path)
     bad = BadLines()
     all_cases = []
@@ -506,33 +504,20 @@ def intervene(
     if not all_cases:
         raise InputError(f"{cases_path}: no cases")
     table = _probes_for(agent, probes)
+    weights = {}
+    for layer in range(agent.cfg.depth):
+        key = probe_key("CA", "cell", layer, 1)
+        if key not in table:
+            raise InputError(f"{probes}: no probe '{key}'")
+        weights[layer] = table[key][0]
     pick = [c for c in all_cases if c.get("half") == "pick"] or all_cases[::2]
     test = [c for c in all_cases if c.get("half") == "test"] or all_cases[1::2] or all_cases
-    s = seed_or_global(seed)
+    kinds = {"sweep": "sokoban.intervention_sweep", "case": "sokoban.intervention",
+             "summary": "sokoban.intervention_summary"}
     with open_writer(out) as writer:
-        best, best_rate = (0, scales[0]), -1.0
-        for layer in range(agent.cfg.depth):
-            weight = table[probe_key("CA", "cell", layer, 1)][0]
-            for alpha in scales:
-                res = run_cases(agent, pick, weight, layer, alpha, cap=cap)
-                rate = sum(r["success"] for r in res) / len(res)
-                writer.write(make_record("sokoban.intervention_sweep", half="pick", layer=layer, alpha=alpha,
-                                         n=len(res), success=round(rate, 4)))
-                if rate > best_rate:
-                    best, best_rate = (layer, alpha), rate
-        layer, alpha = best
-        weight = table[probe_key("CA", "cell", layer, 1)][0]
-        arms = [("probe", False)] + ([("random", True)] if control == "random" else [])
-        summary = {}
-        for name, ctrl in arms:
-            res = run_cases(agent, test, weight, layer, alpha, control=ctrl, seed=s, cap=cap)
-            for r in res:
-                writer.write(make_record("sokoban.intervention", half="test", **r))
-            summary[name] = round(sum(r["success"] for r in res) / len(res), 4)
-        base = run_cases(agent, test, weight, layer, 0.0, cap=cap)
-        summary["none"] = round(sum(r["success"] for r in base) / len(base), 4)
-        writer.write(make_record("sokoban.intervention_summary", layer=layer, alpha=alpha, n_pick=len(pick),
-                                 n_test=len(test), pick_success=round(best_rate, 4), success=summary))
+        for kind, row in sweep(agent, pick, test, weights, scales, [] if control == "none" else [control],
+                               seed_or_global(seed), cap, protocol):
+            writer.write(make_record(kinds[kind], **row))
 
 
 @app.command()
