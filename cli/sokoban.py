@@ -14,7 +14,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, make_record
 
 app = typer.Typer(help="Emergent planning in a model-free agent: Sokoban env, solver, DRC agent, plan probes.\n\n"
-                       "Example: reason sokoban gen --split test --n 200 | reason sokoban play - "
+                       "Example: reason --seed 9000 sokoban gen --split test --n 200 | reason sokoban play - "
                        "--agent assets/sokoban/agent --think 0,4",
                   no_args_is_help=True)
 
@@ -86,7 +86,8 @@ def gen(
     jsonl: Annotated[bool, typer.Option("--jsonl", help="Write sokoban.level records.")] = False,
     seed: SeedOpt = None, out: OutOpt = None,
 ):
-    """Generate solver-proven levels by reverse play.
+    """Generate solver-proven levels by reverse play. The seed (global --seed, default 0) picks the levels: seed 0
+    rebuilds the shipped assets/sokoban/levels files, so fresh levels need another seed.
 
     Example: reason sokoban gen --size 6 --boxes 1,2 --n 2000 --max-moves 40 --split test -o L.txt
     """
@@ -211,25 +212,6 @@ def _play_agent(agent_path: Path | None):
     return _agent(agent_path)
 
 
-def _random_rollout(levels, seed: int, cap: int):
-    import numpy as np
-
-    from toolkit.sokoban.env import BatchEnv
-    from toolkit.sokoban.rollout import Episode
-
-    rng = np.random.default_rng(seed)
-    env = BatchEnv(levels, len(levels), sample=False, cap=cap)
-    eps = [Episode(lv.id) for lv in levels]
-    done = np.zeros(len(levels), bool)
-    while not done.all():
-        _, term, trunc = env.step(rng.integers(1, 5, len(levels)), auto_reset=False)
-        for b in np.flatnonzero(~done):
-            eps[b].steps += 1
-            if term[b] or trunc[b]:
-                eps[b].solved, done[b] = bool(term[b]), True
-    return eps
-
-
 @app.command()
 def play(
     levels: LevelsArg,
@@ -245,9 +227,8 @@ def play(
 
     Example: reason sokoban play assets/sokoban/levels/test.txt --think 0,1,2,4,8 --no-episodes
     """
+    from toolkit.sokoban.evaluate import solve_rates
     from toolkit.sokoban.levels import check_grid
-    from toolkit.sokoban.rollout import rollout
-    from toolkit.sokoban.stats import mcnemar
 
     ks = _ints(think, "--think", 0)
     if think_mode not in ("noop", "free"):
@@ -256,28 +237,14 @@ def play(
     lv = _levels(levels, skip_bad)
     if agent is not None:
         check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
-    base = None
+    name = "random" if agent is None else str(agent_path or "shipped")
     with open_writer(out) as writer:
-        for k in ks:
-            if agent is None:
-                eps = _random_rollout(lv, seed_or_global(seed), cap)
-            else:
-                eps = rollout(agent, lv, k, think_mode, cap)
-            solved = [e.solved for e in eps]
+        for k, eps, row in solve_rates(agent, lv, ks, think_mode, cap, seed_or_global(seed)):
             if not no_episodes:
-                for level, e in zip(lv, eps, strict=False):
+                for level, e in zip(lv, eps, strict=True):
                     writer.write(make_record("sokoban.episode", id=e.level_id, think=k, mode=think_mode,
                                              solved=e.solved, steps=e.steps, boxes=level.n_boxes))
-            if base is None:
-                base = solved
-            by_boxes = {}
-            for nb in sorted({level.n_boxes for level in lv}):
-                sel = [s for s, level in zip(solved, lv, strict=False) if level.n_boxes == nb]
-                by_boxes[str(nb)] = round(sum(sel) / len(sel), 4)
-            writer.write(make_record("sokoban.solve_rate", think=k, mode=think_mode, n=len(solved),
-                                     solved=sum(solved), rate=round(sum(solved) / len(solved), 4),
-                                     by_boxes=by_boxes, mcnemar_p_vs_k0=mcnemar(base, solved),
-                                     agent="random" if agent is None else str(agent_path or "shipped")))
+            writer.write(make_record("sokoban.solve_rate", **row, agent=name))
 
 
 @app.command()
@@ -393,11 +360,8 @@ def ticks(
 
     Example: reason sokoban ticks test.txt --probes P.safetensors --think 5 | jq -c '[.step,.tick,.macro_f1]'
     """
-    import numpy as np
-
-    from toolkit.sokoban.concepts import labels
+    from toolkit.sokoban.evaluate import bidirectionality, plan_f1
     from toolkit.sokoban.levels import check_grid
-    from toolkit.sokoban.probes import features, predict, probe_key, score
     from toolkit.sokoban.rollout import rollout
 
     if think < 0:
@@ -410,35 +374,11 @@ def ticks(
     check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
     eps = rollout(agent, lv, think, "noop", keep_obs=bidir, keep_states=True, max_state_steps=think + 1)
     with open_writer(out) as writer:
-        for concept in ("CA", "CB"):
-            lab = [labels(e.players, e.actions, e.pushes, agent.cfg.grid, concept) for e in eps]
-            for step in range(think + 1):
-                rows = [i for i, e in enumerate(eps) if e.steps > step]
-                y = np.concatenate([lab[i][step].reshape(-1) for i in rows])
-                for tick in range(agent.cfg.ticks):
-                    for layer in range(agent.cfg.depth):
-                        key = probe_key(concept, "cell", layer, kernel)
-                        if key not in table:
-                            raise InputError(f"{probes}: no probe '{key}'")
-                        grid = np.stack([eps[i].states[step][tick, 0, layer] for i in rows]).astype(np.float32)
-                        pred = predict(*table[key], features(grid, kernel))
-                        res = score(y, pred)
-                        writer.write(make_record("sokoban.plan_f1", concept=concept, step=step, tick=tick,
-                                                 layer=layer, kernel=kernel, think=think, n=len(rows),
-                                                 macro_f1=res["macro_f1"]))
-        if bidir:  # no-op thinking steps keep the labels of step 0, so every tick of them is compared to those
-            from toolkit.sokoban.bidirectional import index
-
-            keep = [i for i, e in enumerate(eps) if e.steps > think]
-            top, key = agent.cfg.depth - 1, probe_key("CB", "cell", agent.cfg.depth - 1, kernel)
-            preds = np.stack([np.stack([predict(*table[key], features(
-                eps[i].states[s][t, 0, top][None].astype(np.float32), kernel)).reshape(agent.cfg.grid)
-                for i in keep]) for s in range(think + 1) for t in range(agent.cfg.ticks)])
-            lab0 = np.stack([labels(eps[i].players, eps[i].actions, eps[i].pushes, agent.cfg.grid, "CB")[0]
-                             for i in keep])
-            obs0 = np.stack([np.asarray(eps[i].obs[0]) for i in keep])
-            for row in index(preds, lab0, obs0):
-                writer.write(make_record("sokoban.bidirectionality", layer=top, kernel=kernel, **row))
+        for row in plan_f1(agent, eps, table, think, kernel, str(probes)):
+            writer.write(make_record("sokoban.plan_f1", **row))
+        if bidir:
+            for row in bidirectionality(agent, eps, table, think, kernel):
+                writer.write(make_record("sokoban.bidirectionality", **row))
 
 
 @app.command()
