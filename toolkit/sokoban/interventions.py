@@ -23,7 +23,7 @@ from toolkit.core.errors import InputError
 from toolkit.sokoban.drc import DRCAgent
 from toolkit.sokoban.levels import Level, parse_rows
 from toolkit.sokoban.rollout import Intervention, rollout
-from toolkit.sokoban.solver import solve_astar
+from toolkit.sokoban.solver import solve_fast
 
 DELTA = {1: (-1, 0), 2: (1, 0), 3: (0, -1), 4: (0, 1)}
 
@@ -58,7 +58,7 @@ def build_cases(agent: DRCAgent, levels: list[Level], max_ratio: float = 1.5, no
             walls = level.walls.copy()
             walls[square] = True
             blocked = Level(walls, level.targets, level.boxes, level.player, level.id)
-            sol = solve_astar(blocked, node_limit)
+            sol = solve_fast(blocked, node_limit)
             if not sol.solved or sol.moves > max_ratio * ep.steps:
                 continue
             players, pushes = _replay(level, sol.actions())
