@@ -14,7 +14,7 @@ from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, make_record
 
 app = typer.Typer(help="Emergent planning in a model-free agent: Sokoban env, solver, DRC agent, plan probes.\n\n"
-                       "Example: reason sokoban gen --split test --n 200 | reason sokoban play - "
+                       "Example: reason --seed 9000 sokoban gen --split test --n 200 | reason sokoban play - "
                        "--agent assets/sokoban/agent --think 0,4",
                   no_args_is_help=True)
 
@@ -86,7 +86,8 @@ def gen(
     jsonl: Annotated[bool, typer.Option("--jsonl", help="Write sokoban.level records.")] = False,
     seed: SeedOpt = None, out: OutOpt = None,
 ):
-    """Generate solver-proven levels by reverse play.
+    """Generate solver-proven levels by reverse play. The seed (global --seed, default 0) picks the levels: seed 0
+    rebuilds the shipped assets/sokoban/levels files, so fresh levels need another seed.
 
     Example: reason sokoban gen --size 6 --boxes 1,2 --n 2000 --max-moves 40 --split test -o L.txt
     """
@@ -147,6 +148,9 @@ def train(
     min_moves: Annotated[int, typer.Option("--min-moves", min=1)] = 1,
     init: Annotated[Path | None, typer.Option("--init", help="Continue training this agent directory (same arch, "
                                               "channels and size; the curricula resume where its log ended).")] = None,
+    encoder_relu: Annotated[bool | None, typer.Option(
+        "--encoder-relu/--raw-encoder", help="ReLU on the encoder output (the shipped agents) or the raw conv output "
+        "(the official DRCNet). Default: the --init agent's, else --encoder-relu.")] = None,
     seed: SeedOpt = None,
 ):
     """Train an agent with PPO on freshly generated train-split levels; writes config.json, model.safetensors,
@@ -175,8 +179,11 @@ def train(
             raise InputError(f"--arch {arch}: expected D,N or ff")
         depth, ticks, kind = parts[0], parts[1], "drc"
     grid = _size(size)
-    cfg = AgentConfig(arch=kind, depth=depth, ticks=ticks, channels=channels, grid=grid)
-    start, earlier = (None, None) if init is None else continue_from(init, cfg)
+    cfg = AgentConfig(arch=kind, depth=depth, ticks=ticks, channels=channels, grid=grid,
+                      encoder_relu=True if encoder_relu is None else encoder_relu)
+    start, earlier = (None, None) if init is None else continue_from(init, cfg, relu_given=encoder_relu is not None)
+    if start is not None:
+        cfg.encoder_relu = start.cfg.encoder_relu
     t0 = time.time()
     made = generate(levels_n, grid, _ints(boxes, "--boxes", 1), max_moves, "train", s, min_moves)
     levels, moves = [lv for lv, _, _ in made], [m for _, m, _ in made]
@@ -205,25 +212,6 @@ def _play_agent(agent_path: Path | None):
     return _agent(agent_path)
 
 
-def _random_rollout(levels, seed: int, cap: int):
-    import numpy as np
-
-    from toolkit.sokoban.env import BatchEnv
-    from toolkit.sokoban.rollout import Episode
-
-    rng = np.random.default_rng(seed)
-    env = BatchEnv(levels, len(levels), sample=False, cap=cap)
-    eps = [Episode(lv.id) for lv in levels]
-    done = np.zeros(len(levels), bool)
-    while not done.all():
-        _, term, trunc = env.step(rng.integers(1, 5, len(levels)), auto_reset=False)
-        for b in np.flatnonzero(~done):
-            eps[b].steps += 1
-            if term[b] or trunc[b]:
-                eps[b].solved, done[b] = bool(term[b]), True
-    return eps
-
-
 @app.command()
 def play(
     levels: LevelsArg,
@@ -239,9 +227,8 @@ def play(
 
     Example: reason sokoban play assets/sokoban/levels/test.txt --think 0,1,2,4,8 --no-episodes
     """
+    from toolkit.sokoban.evaluate import solve_rates
     from toolkit.sokoban.levels import check_grid
-    from toolkit.sokoban.rollout import rollout
-    from toolkit.sokoban.stats import mcnemar
 
     ks = _ints(think, "--think", 0)
     if think_mode not in ("noop", "free"):
@@ -250,28 +237,14 @@ def play(
     lv = _levels(levels, skip_bad)
     if agent is not None:
         check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
-    base = None
+    name = "random" if agent is None else str(agent_path or "shipped")
     with open_writer(out) as writer:
-        for k in ks:
-            if agent is None:
-                eps = _random_rollout(lv, seed_or_global(seed), cap)
-            else:
-                eps = rollout(agent, lv, k, think_mode, cap)
-            solved = [e.solved for e in eps]
+        for k, eps, row in solve_rates(agent, lv, ks, think_mode, cap, seed_or_global(seed)):
             if not no_episodes:
-                for level, e in zip(lv, eps, strict=False):
+                for level, e in zip(lv, eps, strict=True):
                     writer.write(make_record("sokoban.episode", id=e.level_id, think=k, mode=think_mode,
                                              solved=e.solved, steps=e.steps, boxes=level.n_boxes))
-            if base is None:
-                base = solved
-            by_boxes = {}
-            for nb in sorted({level.n_boxes for level in lv}):
-                sel = [s for s, level in zip(solved, lv, strict=False) if level.n_boxes == nb]
-                by_boxes[str(nb)] = round(sum(sel) / len(sel), 4)
-            writer.write(make_record("sokoban.solve_rate", think=k, mode=think_mode, n=len(solved),
-                                     solved=sum(solved), rate=round(sum(solved) / len(solved), 4),
-                                     by_boxes=by_boxes, mcnemar_p_vs_k0=mcnemar(base, solved),
-                                     agent="random" if agent is None else str(agent_path or "shipped")))
+            writer.write(make_record("sokoban.solve_rate", **row, agent=name))
 
 
 @app.command()
@@ -308,35 +281,30 @@ def probe(
     concept: Annotated[str, typer.Option("--concept", help="Comma list of CA, CB.")] = "CA,CB",
     kernel: Annotated[str, typer.Option("--kernel", help="Comma list of 1, 3.")] = "1,3",
     source: Annotated[str, typer.Option("--source", help="Comma list of cell, hidden, obs.")] = "cell,hidden,obs",
-    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per probe (subsample + solver).")] = 5,
-    max_samples: Annotated[int, typer.Option("--max-samples", min=100, help="Training squares per fit.")] = 100000,
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per probe (initialisation and order).")] = 5,
+    fit: Annotated[str, typer.Option("--fit", help="conv (the official bias-free conv probe, AdamW, every "
+                                     "transition) or logreg (logistic regression on standardised squares).")] = "conv",
+    epochs: Annotated[int, typer.Option("--epochs", min=1, help="Epochs of the conv fit (official: 30).")] = 30,
+    max_samples: Annotated[int, typer.Option("--max-samples", min=100, help="Training squares per logreg fit.")
+                           ] = 100000,
     solved_only: Annotated[bool, typer.Option("--solved-only", help="Only the steps of episodes the agent solved, "
                                               "in both datasets (the official probes use all).")] = False,
     seed: SeedOpt = None,
 ):
-    """Fit square-level logistic-regression probes; one sokoban.probe per (concept, source, layer, kernel, seed)
-    with macro F1 and per-class P/R/F1 on the test dataset; the first seed's weights go to --out.
+    """Fit square-level probes; one sokoban.probe per (concept, source, layer, kernel, seed) with macro F1 and
+    per-class P/R/F1 on the test dataset; the first seed's weights go to --out.
 
     Example: reason sokoban probe --train A.safetensors --test B.safetensors --kernel 1,3 -o P.safetensors
     """
-    from toolkit.core.extras import require
-
-    require("rl", "sklearn")
     from toolkit.sokoban.concepts import check_concept
-    from toolkit.sokoban.probes import (
-        SOURCES,
-        features,
-        fit_probe,
-        full_weights,
-        load_dataset,
-        predict,
-        probe_key,
-        save_probes,
-        score,
-        solved_steps,
-        source_grid,
-    )
+    from toolkit.sokoban.probes import FITS, SOURCES, fit_and_score, load_dataset, probe_key, save_probes, solved_steps
 
+    if fit not in FITS:
+        raise InputError(f"--fit {fit}: expected one of {', '.join(FITS)}")
+    if fit == "logreg":
+        from toolkit.core.extras import require
+
+        require("rl", "sklearn")
     concepts = [check_concept(c) for c in concept.split(",") if c]
     kernels = _ints(kernel, "--kernel")
     for k in kernels:
@@ -357,22 +325,18 @@ def probe(
     saved = {}
     with open_writer(None) as writer:
         for c in concepts:
-            y_train, y_test = train_data[c].reshape(-1).astype(int), test_data[c].reshape(-1).astype(int)
             for s in sources:
                 for layer in ([0] if s == "obs" else range(depth)):
                     for k in kernels:
-                        x_train = features(source_grid(train_data, s, layer), k)
-                        x_test = features(source_grid(test_data, s, layer), k)
                         for i in range(seeds):
-                            clf = fit_probe(x_train, y_train, base + i, max_samples)
-                            w, b = full_weights(clf)
-                            res = score(y_test, predict(w, b, x_test))
+                            w, b, res = fit_and_score(train_data, test_data, c, s, layer, k, base + i, fit, epochs,
+                                                      max_samples)
                             key = probe_key(c, s, layer, k)
                             if i == 0:
                                 saved[key] = (w, b)
                             writer.write(make_record("sokoban.probe", concept=c, source=s, layer=layer, kernel=k,
-                                                     seed=base + i, key=key, solved_only=solved_only, **res))
-    save_probes(saved, output, h1, {"concepts": concepts, "sources": sources, "kernels": kernels})
+                                                     seed=base + i, key=key, fit=fit, solved_only=solved_only, **res))
+    save_probes(saved, output, h1, {"concepts": concepts, "sources": sources, "kernels": kernels, "fit": fit})
 
 
 def _probes_for(agent, path: Path):
@@ -396,11 +360,8 @@ def ticks(
 
     Example: reason sokoban ticks test.txt --probes P.safetensors --think 5 | jq -c '[.step,.tick,.macro_f1]'
     """
-    import numpy as np
-
-    from toolkit.sokoban.concepts import labels
+    from toolkit.sokoban.evaluate import bidirectionality, plan_f1
     from toolkit.sokoban.levels import check_grid
-    from toolkit.sokoban.probes import features, predict, probe_key, score
     from toolkit.sokoban.rollout import rollout
 
     if think < 0:
@@ -413,35 +374,11 @@ def ticks(
     check_grid(lv, agent.cfg.grid, str(agent_path or "shipped agent"))
     eps = rollout(agent, lv, think, "noop", keep_obs=bidir, keep_states=True, max_state_steps=think + 1)
     with open_writer(out) as writer:
-        for concept in ("CA", "CB"):
-            lab = [labels(e.players, e.actions, e.pushes, agent.cfg.grid, concept) for e in eps]
-            for step in range(think + 1):
-                rows = [i for i, e in enumerate(eps) if e.steps > step]
-                y = np.concatenate([lab[i][step].reshape(-1) for i in rows])
-                for tick in range(agent.cfg.ticks):
-                    for layer in range(agent.cfg.depth):
-                        key = probe_key(concept, "cell", layer, kernel)
-                        if key not in table:
-                            raise InputError(f"{probes}: no probe '{key}'")
-                        grid = np.stack([eps[i].states[step][tick, 0, layer] for i in rows]).astype(np.float32)
-                        pred = predict(*table[key], features(grid, kernel))
-                        res = score(y, pred)
-                        writer.write(make_record("sokoban.plan_f1", concept=concept, step=step, tick=tick,
-                                                 layer=layer, kernel=kernel, think=think, n=len(rows),
-                                                 macro_f1=res["macro_f1"]))
-        if bidir:  # no-op thinking steps keep the labels of step 0, so every tick of them is compared to those
-            from toolkit.sokoban.bidirectional import index
-
-            keep = [i for i, e in enumerate(eps) if e.steps > think]
-            top, key = agent.cfg.depth - 1, probe_key("CB", "cell", agent.cfg.depth - 1, kernel)
-            preds = np.stack([np.stack([predict(*table[key], features(
-                eps[i].states[s][t, 0, top][None].astype(np.float32), kernel)).reshape(agent.cfg.grid)
-                for i in keep]) for s in range(think + 1) for t in range(agent.cfg.ticks)])
-            lab0 = np.stack([labels(eps[i].players, eps[i].actions, eps[i].pushes, agent.cfg.grid, "CB")[0]
-                             for i in keep])
-            obs0 = np.stack([np.asarray(eps[i].obs[0]) for i in keep])
-            for row in index(preds, lab0, obs0):
-                writer.write(make_record("sokoban.bidirectionality", layer=top, kernel=kernel, **row))
+        for row in plan_f1(agent, eps, table, think, kernel, str(probes)):
+            writer.write(make_record("sokoban.plan_f1", **row))
+        if bidir:
+            for row in bidirectionality(agent, eps, table, think, kernel):
+                writer.write(make_record("sokoban.bidirectionality", **row))
 
 
 @app.command()
@@ -473,7 +410,12 @@ def intervene(
     probes: Annotated[Path, typer.Option("--probes", help="Probes file (CA cell 1x1 probes are used).")],
     agent_path: AgentOpt = None,
     alphas: Annotated[str, typer.Option("--alphas", help="Comma list of scales.")] = "0.25,0.5,1,2,4",
-    control: Annotated[str, typer.Option("--control", help="random (equal-norm random vectors) or none.")] = "random",
+    control: Annotated[str, typer.Option("--control", help="random (the official: a random-init conv probe scaled "
+                                         "to the probe's norm), random-per-square (a random vector of the row's norm "
+                                         "at each square) or none.")] = "random",
+    protocol: Annotated[str, typer.Option("--protocol", help="official (NEVER writes all episode, direction writes "
+                                          "until the agent enters the new route) or first-push (all writes stop at "
+                                          "the first push).")] = "official",
     cap: Annotated[int, typer.Option("--cap", min=1, help="Step cap per episode.")] = 120,
     seed: SeedOpt = None, out: OutOpt = None, skip_bad: SkipBadOpt = False,
 ):
@@ -482,12 +424,14 @@ def intervene(
     Example: reason sokoban intervene --cases cases.jsonl --probes P.safetensors --alphas 0.25,0.5,1,2,4
     """
     from toolkit.core.records import read_records
-    from toolkit.sokoban.interventions import case_level, run_cases
+    from toolkit.sokoban.interventions import ARMS, PROTOCOLS, case_level, sweep
     from toolkit.sokoban.probes import probe_key
 
     scales = _floats(alphas, "--alphas")
-    if control not in ("random", "none"):
-        raise InputError(f"--control {control}: expected random or none")
+    if control != "none" and control not in ARMS[1:]:
+        raise InputError(f"--control {control}: expected random, random-per-square or none")
+    if protocol not in PROTOCOLS:
+        raise InputError(f"--protocol {protocol}: expected one of {', '.join(PROTOCOLS)}")
     agent = _agent(agent_path)
     bad = BadLines()
     all_cases = []
@@ -500,33 +444,20 @@ def intervene(
     if not all_cases:
         raise InputError(f"{cases_path}: no cases")
     table = _probes_for(agent, probes)
+    weights = {}
+    for layer in range(agent.cfg.depth):
+        key = probe_key("CA", "cell", layer, 1)
+        if key not in table:
+            raise InputError(f"{probes}: no probe '{key}'")
+        weights[layer] = table[key][0]
     pick = [c for c in all_cases if c.get("half") == "pick"] or all_cases[::2]
     test = [c for c in all_cases if c.get("half") == "test"] or all_cases[1::2] or all_cases
-    s = seed_or_global(seed)
+    kinds = {"sweep": "sokoban.intervention_sweep", "case": "sokoban.intervention",
+             "summary": "sokoban.intervention_summary"}
     with open_writer(out) as writer:
-        best, best_rate = (0, scales[0]), -1.0
-        for layer in range(agent.cfg.depth):
-            weight = table[probe_key("CA", "cell", layer, 1)][0]
-            for alpha in scales:
-                res = run_cases(agent, pick, weight, layer, alpha, cap=cap)
-                rate = sum(r["success"] for r in res) / len(res)
-                writer.write(make_record("sokoban.intervention_sweep", half="pick", layer=layer, alpha=alpha,
-                                         n=len(res), success=round(rate, 4)))
-                if rate > best_rate:
-                    best, best_rate = (layer, alpha), rate
-        layer, alpha = best
-        weight = table[probe_key("CA", "cell", layer, 1)][0]
-        arms = [("probe", False)] + ([("random", True)] if control == "random" else [])
-        summary = {}
-        for name, ctrl in arms:
-            res = run_cases(agent, test, weight, layer, alpha, control=ctrl, seed=s, cap=cap)
-            for r in res:
-                writer.write(make_record("sokoban.intervention", half="test", **r))
-            summary[name] = round(sum(r["success"] for r in res) / len(res), 4)
-        base = run_cases(agent, test, weight, layer, 0.0, cap=cap)
-        summary["none"] = round(sum(r["success"] for r in base) / len(base), 4)
-        writer.write(make_record("sokoban.intervention_summary", layer=layer, alpha=alpha, n_pick=len(pick),
-                                 n_test=len(test), pick_success=round(best_rate, 4), success=summary))
+        for kind, row in sweep(agent, pick, test, weights, scales, [] if control == "none" else [control],
+                               seed_or_global(seed), cap, protocol):
+            writer.write(make_record(kinds[kind], **row))
 
 
 @app.command()

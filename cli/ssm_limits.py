@@ -86,16 +86,21 @@ def train_cmd(arch: Annotated[str, typer.Option("--arch", help="mamba | transfor
               layers: Annotated[int, typer.Option("--layers", min=1)] = 2,
               hidden: Annotated[int, typer.Option("--hidden", min=8)] = 64,
               state: Annotated[int, typer.Option("--state", min=1, help="Mamba state size per channel")] = 16,
-              minutes: Annotated[float, typer.Option("--minutes", min=0.05, help="Wall-clock budget")] = 12.0,
+              steps: Annotated[int, typer.Option("--steps", min=0, help="Training steps (the budget; cosine over "
+                                                 "them). 0: the wall-clock budget alone, as the shipped models")]
+              = 3000,
+              minutes: Annotated[float, typer.Option("--minutes", min=0.05, help="Wall-clock cap (with --steps 0: "
+                                                     "the budget, cosine over the time)")] = 120.0,
               lr: Annotated[float, typer.Option("--lr", min=0.0, help="Peak learning rate (cosine to 0)")] = 2e-3,
               batch: Annotated[int, typer.Option("--batch", min=1, help="Sequences per step")] = 32,
               query_first: Annotated[bool, typer.Option("--query-first")] = False,
               seed: SeedOpt = None,
               out: Annotated[Path, typer.Option("--out", "-o", help="Model directory to write")] = Path("ssm-model"),
               ) -> None:
-    """Train a small Mamba or Llama (matched parameters) on fresh train-split tables for a fixed wall time.
+    """Train a small Mamba or Llama (matched parameters) on fresh train-split tables for a number of steps (the
+    same run on a busy or an idle machine; --minutes only caps it).
 
-    Example: reason --seed 0 ssm-limits train --arch mamba --task iterate --size 8,16 --depths 1..4 --minutes 12 -o m
+    Example: reason --seed 0 ssm-limits train --arch mamba --task iterate --size 8,16 --depths 1..4 --steps 3000 -o m
     """
     import sys
 
@@ -110,7 +115,7 @@ def train_cmd(arch: Annotated[str, typer.Option("--arch", help="mamba | transfor
 
     meta = train(arch, task, parse_ints(size, "--size"), parse_ints(depth, "--depth"), mode, layers, hidden,
                  minutes * 60, out, seed=seed_or_global(seed), batch=batch, lr=lr, state=state, query_first=query_first,
-                 log=info)
+                 log=info, max_steps=steps or None)
     sys.stdout.write(dumps(make_record("ssm.model", path=str(out), **meta)) + "\n")
 
 
@@ -194,13 +199,16 @@ def sweep_cmd(sizes: Annotated[str, typer.Option("--sizes", help="Table sizes n"
               = "2,4,8,16,32,64,128,256",
               bits: Annotated[int, typer.Option("--bits", help="Bits per state float at the bottleneck")] = 4,
               tasks: Annotated[str, typer.Option("--tasks", help="iterate and/or compose (K=1)")] = "iterate,compose",
-              seconds: Annotated[float, typer.Option("--seconds-per-run", min=1.0)] = 40.0,
+              steps: Annotated[int, typer.Option("--steps-per-run", min=0, help="Training steps per point (the "
+                                                 "budget). 0: --seconds-per-run alone, as the shipped sweep")] = 2000,
+              seconds: Annotated[float, typer.Option("--seconds-per-run", min=1.0, help="Wall-clock cap per point "
+                                                     "(with --steps-per-run 0: the budget)")] = 600.0,
               resume: Annotated[bool, typer.Option("--resume", help="Keep finished points in --out")] = False,
               seed: SeedOpt = None, out: OutOpt = None) -> None:
     """Train one-layer selective SSMs with a quantized state on K=1 lookups: `ssm.capacity` per point (accuracy,
     bits, Fano ceiling, n log2 n), then `ssm.capacity-summary` (B*(n), log-log slope).
 
-    Example: reason ssm-limits sweep --sizes 4,8,16,32 --bits 4 --seconds-per-run 40 -o S.jsonl --resume
+    Example: reason ssm-limits sweep --sizes 4,8,16,32 --bits 4 --steps-per-run 2000 -o S.jsonl --resume
     """
     from toolkit.core.console import info
     from toolkit.core.errors import InputError
@@ -219,7 +227,7 @@ def sweep_cmd(sizes: Annotated[str, typer.Option("--sizes", help="Table sizes n"
         raise InputError(f"--sizes {sizes}: above the symbol pool (64)")
     require("ml", "torch", "mambapy")
     run_sweep(task_list, size_list, parse_ints(floats, "--floats"), bits, seconds, seed_or_global(seed),
-              out, resume, log=info)
+              out, resume, log=info, max_steps=steps or None)
 
 
 @app.command("automaton")

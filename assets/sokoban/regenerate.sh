@@ -47,23 +47,29 @@ if [ -f "$OUT/work/ff_agent-stage1/model.safetensors" ]; then
   timed $R sokoban play "$OUT/levels/test.txt" --agent "$OUT/work/ff_agent-stage1" --no-episodes > "$OUT/results/ff-stage1.jsonl"
 fi
 
-# claim 2: probes (train episodes on probe-train levels, test episodes on the test levels)
+# claim 2: probes (train episodes on probe-train levels, test episodes on the test levels). The shipped probes are
+# the logistic-regression fit (--fit logreg); the default is now the official conv-probe fit (FIT=conv to use it)
+FIT=${FIT:-logreg}
 timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$OUT/agent" --episodes "$EPISODES" -o "$OUT/work/A.safetensors"
 timed $R --seed 0 sokoban collect "$OUT/levels/test.txt" --agent "$OUT/agent" --episodes "$N_TEST" -o "$OUT/work/B.safetensors"
 timed $R --seed 0 sokoban probe --train "$OUT/work/A.safetensors" --test "$OUT/work/B.safetensors" --concept CA,CB \
-  --kernel 1,3 --source cell,hidden,obs --seeds 5 -o "$OUT/probes.safetensors" > "$OUT/results/probes.jsonl"
+  --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit "$FIT" -o "$OUT/probes.safetensors" > "$OUT/results/probes.jsonl"
 # diagnostic: the same 3x3 probes on the steps of solved episodes only (a stuck agent's capped tail carries no plan)
 timed $R --seed 0 sokoban probe --train "$OUT/work/A.safetensors" --test "$OUT/work/B.safetensors" --concept CA,CB \
-  --kernel 3 --source cell,obs --seeds 5 --solved-only -o "$OUT/work/P-solved.safetensors" > "$OUT/results/probes-solved.jsonl"
+  --kernel 3 --source cell,obs --seeds 5 --fit "$FIT" --solved-only -o "$OUT/work/P-solved.safetensors" > "$OUT/results/probes-solved.jsonl"
 timed $R sokoban ticks "$OUT/levels/test.txt" --agent "$OUT/agent" --probes "$OUT/probes.safetensors" --think 5 --bidir \
   > "$OUT/results/ticks.jsonl"
 
-# claim 3: interventions on solver-built cases (val levels: disjoint from the test levels used above)
+# claim 3: interventions on solver-built cases (val levels: disjoint from the test levels used above). The shipped
+# sweep ran the first-push protocol with per-square random vectors; PROTOCOL=official CONTROL=random is the default
+# of `intervene` (the official protocol and control)
+PROTOCOL=${PROTOCOL:-first-push}
+CONTROL=${CONTROL:-random-per-square}
 timed $R sokoban cases "$OUT/levels/val.txt" --agent "$OUT/agent" -o "$OUT/cases.jsonl"
 if [ ! -s "$OUT/cases.jsonl" ]; then  # an agent that solves (almost) nothing yields no case: nothing to intervene on
   log "no intervention cases"; rm -rf "$OUT/work"; exit 0
 fi
 timed $R --seed 0 sokoban intervene --agent "$OUT/agent" --cases "$OUT/cases.jsonl" --probes "$OUT/probes.safetensors" \
-  --alphas 0.25,0.5,1,2,4 --control random > "$OUT/results/interventions.jsonl"
+  --alphas 0.25,0.5,1,2,4 --protocol "$PROTOCOL" --control "$CONTROL" > "$OUT/results/interventions.jsonl"
 rm -rf "$OUT/work"
 log done

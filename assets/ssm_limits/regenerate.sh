@@ -45,7 +45,7 @@ fi
 if [[ $what == all || $what == models ]]; then
   for arch in transformer mamba; do
     r --seed 0 ssm-limits train --arch $arch --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \
-      --layers 2 --hidden 64 --minutes 12 --lr 2e-3 --batch 32 -o $A/models/$arch
+      --layers 2 --hidden 64 --steps 0 --minutes 12 --lr 2e-3 --batch 32 -o $A/models/$arch  # shipped: 12 min, no step budget
   done
   : > $A/curves.jsonl
   for arch in transformer mamba; do
@@ -54,9 +54,11 @@ if [[ $what == all || $what == models ]]; then
 fi
 
 if [[ $what == all || $what == sweep ]]; then
-  r --seed 0 ssm-limits sweep --sizes 4,8,16,32 --bits 4 --tasks iterate --seconds-per-run 40 -o $A/sweep.jsonl --resume
+  # the shipped sweep was budgeted in seconds (--steps-per-run 0); the default is now a step budget
+  r --seed 0 ssm-limits sweep --sizes 4,8,16,32 --bits 4 --tasks iterate --steps-per-run 0 --seconds-per-run 40 \
+    -o $A/sweep.jsonl --resume
   # supplementary: the same points with 3x the training time
-  r --seed 0 ssm-limits sweep --sizes 4,8,16 --floats 16,32,64,128,256 --bits 4 --tasks iterate --seconds-per-run 120 \
+  r --seed 0 ssm-limits sweep --sizes 4,8,16 --floats 16,32,64,128,256 --bits 4 --tasks iterate --steps-per-run 0 --seconds-per-run 120 \
     -o $A/sweep-120s.jsonl --resume
 fi
 

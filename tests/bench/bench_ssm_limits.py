@@ -79,7 +79,7 @@ def train_step_bench(batch=64, length=200):
             model.zero_grad()
             model(input_ids=ids, labels=ids).loss.backward()
         repeats = 1 if name == "reference" else 2  # the reference loop takes about a minute per step
-        with use_fast_mamba_scan() if name == "fused" else contextlib.nullcontext():
+        with use_fast_mamba_scan(model) if name == "fused" else contextlib.nullcontext():
             times[name] = best_of(step, repeats)
         print(f"train step ({name} scan), batch {batch} x {length}: {times[name]:.3f}s")
     return {"batch": batch, "length": length, **{f"{k}_s": round(v, 3) for k, v in times.items()},

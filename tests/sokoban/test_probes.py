@@ -76,3 +76,30 @@ def test_solved_only_keeps_the_steps_of_solved_episodes():
     assert kept["obs"].shape == (3, 1, 1, 1) and kept["solved"].tolist() == [1, 0, 1]
     with pytest.raises(InputError, match="d.safetensors: no solved episode"):
         solved_steps({**data, "solved": np.zeros(3, np.int8)}, "d.safetensors")
+
+
+def test_official_conv_probe_finds_planted_signal_and_matches_its_conv():
+    from toolkit.sokoban.probes import fit_conv_probe
+
+    grid, y = _planted(n=100)
+    test_grid, test_y = _planted(seed=1, n=100)
+    w, b = fit_conv_probe(grid, y, kernel=1, seed=0, epochs=10, lr=0.1)  # few boards: a larger step
+    assert not b.any()  # bias-free, as the official ConvProbe
+    assert score(test_y.reshape(-1), predict(w, b, features(test_grid, 1)))["macro_f1"] > 0.9
+    # torch.manual_seed(seed) fixes the initialisation and the shuffling
+    first, again = (fit_conv_probe(grid, y, 1, seed=0, epochs=2)[0] for _ in range(2))
+    assert np.array_equal(first, again)
+    shuffled = np.random.default_rng(3).permutation(y.reshape(-1)).reshape(y.shape)
+    w, b = fit_conv_probe(grid, shuffled, kernel=1, seed=0, epochs=10, lr=0.1)
+    assert score(test_y.reshape(-1), predict(w, b, features(test_grid, 1)))["macro_f1"] < 0.3
+
+
+def test_conv_probe_3x3_weights_follow_the_feature_order():
+    from toolkit.sokoban.probes import fit_conv_probe
+
+    grid, y = _planted(n=40)
+    w, b = fit_conv_probe(grid, y, kernel=3, seed=1, epochs=1)
+    conv_w = torch.from_numpy(w).reshape(5, 3, 3, grid.shape[1]).permute(0, 3, 1, 2)  # back to (5, F, 3, 3)
+    logits = torch.nn.functional.conv2d(torch.from_numpy(grid), conv_w, padding=1)
+    from_conv = logits.argmax(1).numpy().reshape(-1)
+    assert np.array_equal(from_conv, predict(w, b, features(grid, 3)))

@@ -54,8 +54,10 @@ def _ten_test_cases():
     cases = [c for c in _records("cases.jsonl", "sokoban.case") if c["half"] == "test"][:10]
     weight = load_probes(asset_path("sokoban/probes.safetensors"), agent.fingerprint)[
         probe_key("CA", "cell", best["layer"], 1)][0]
-    probe = run_cases(agent, cases, weight, best["layer"], best["alpha"])
-    rand = run_cases(agent, cases, weight, best["layer"], best["alpha"], control=True, seed=0)
+    # the shipped sweep ran the first-push protocol with per-square random vectors
+    probe = run_cases(agent, cases, weight, best["layer"], best["alpha"], protocol="first-push")
+    rand = run_cases(agent, cases, weight, best["layer"], best["alpha"], arm="random-per-square", seed=0,
+                     protocol="first-push")
     return sum(r["success"] for r in probe), sum(r["success"] for r in rand)
 
 

@@ -81,3 +81,18 @@ def test_numba_live_squares_equal_the_python_board(gen_levels):
         h, w = lv.shape
         live = live_squares(lv.walls.ravel().astype(np.bool_), h, w, lv.targets.ravel().astype(np.bool_))
         assert set(np.flatnonzero(live).tolist()) == Board(lv).live
+
+
+def test_numba_bfs_solutions_equal_python_bfs_and_back_the_commands(gen_levels):
+    from toolkit.sokoban.solver import solve, solve_astar, solve_bfs, solve_fast
+    from toolkit.sokoban.solver_numba import solve_bfs_fast
+
+    (corner,) = parse_text("########\n#$     #\n#      #\n#  @  .#\n#      #\n########", "c")
+    for lv in [lv for lv, _, _ in gen_levels[:40]] + [corner]:
+        ref = solve_bfs(lv)
+        assert solve_bfs_fast(lv) == ref  # the same LURD string, node count and status
+        assert solve(lv, "bfs") == ref and solve_fast(lv) == ref
+        if ref.solved:
+            assert ref.moves == solve_astar(lv).moves
+    (lv,) = parse_text(HAND[3][0], "h")
+    assert solve_bfs_fast(lv, node_limit=2) == solve_bfs(lv, node_limit=2)

@@ -1,4 +1,4 @@
-"""Thinker-format import: a synthetic DRCNet state dict runs as the equations say; export -> import is exact."""
+"""Thinker-format import: a synthetic DRCNet state dict runs as the official forward does; export -> import is exact."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ def _synthetic(seed: int = 0) -> dict[str, torch.Tensor]:
     sd = {"encoder.0.weight": r(C, 7, 3, 3), "encoder.0.bias": r(C),
           "final_layer.weight": r(256, 2 * C * S * S) * 0.2, "final_layer.bias": r(256),
           "policy.weight": r(5, 256), "policy.bias": r(5), "baseline.weight": r(1, 256), "baseline.bias": r(1),
-          "norm_low": torch.zeros(7, S, S), "norm_high": torch.ones(7, S, S), "kl_beta": torch.tensor(1.0)}
+          "norm_low": torch.zeros(7, S, S),
+          "norm_high": (1 + torch.arange(7.0) % 3).view(7, 1, 1).expand(7, S, S).contiguous(),
+          "kl_beta": torch.tensor(1.0)}
     for k in range(D):
         sd[f"core.layers.{k}.main.weight"] = r(5 * C, 4 * C, 3, 3)
         sd[f"core.layers.{k}.main.bias"] = r(5 * C)
@@ -31,42 +33,109 @@ def _synthetic(seed: int = 0) -> dict[str, torch.Tensor]:
     return sd
 
 
-def test_synthetic_thinker_state_dict_matches_equations():
+def test_imported_agent_matches_the_official_forward():
     sd = _synthetic()
     agent = from_thinker(sd, ticks=N)
     assert (agent.cfg.depth, agent.cfg.ticks, agent.cfg.channels, agent.cfg.grid) == (D, N, C, (S, S))
-    obs = (torch.rand(3, 3, 7, S, S, generator=torch.Generator().manual_seed(5)) > 0.7).float()
-    state, carried = agent.initial_state(3), None
+    assert agent.cfg.encoder_relu is False
+    obs = (torch.rand(3, 3, 7, S, S, generator=torch.Generator().manual_seed(5)) > 0.7).float() * 2
+    state, core_state = agent.initial_state(3), _official_initial_state(3)
     for t in range(3):  # three env steps: the recurrent state carries over
         with torch.no_grad():
             logits, value, state = agent(obs[t], state)
-        carried = _step(sd, obs[t], carried)
-        want_logits, want_value = carried[2]
+        want_logits, want_value, core_state = _official_step(sd, obs[t], core_state, done=t == 0)
         assert torch.allclose(logits, want_logits, atol=1e-5) and torch.allclose(value, want_value, atol=1e-5)
+    # the reference can tell the networks apart: a ReLU on the encoder output changes the logits
+    agent.cfg.encoder_relu = True
+    with torch.no_grad():
+        relu_logits, _, _ = agent(obs[0], agent.initial_state(3))
+    want_logits, _, _ = _official_step(sd, obs[0], _official_initial_state(3), done=True)
+    assert (relu_logits - want_logits).abs().max() > 1e-2
 
 
-def _step(sd, obs, carried):
-    """One env step of DRC(D, N) written out from the method's equations, independently of toolkit.sokoban.drc."""
-    B = obs.shape[0]
-    h, c = ([torch.zeros(B, C, S, S) for _ in range(D)], [torch.zeros(B, C, S, S) for _ in range(D)]) \
-        if carried is None else carried[:2]
-    h, c = list(h), list(c)
-    x = F.relu(F.conv2d(obs / sd["norm_high"], sd["encoder.0.weight"], sd["encoder.0.bias"], padding=1))
-    for _ in range(N):
-        for d in range(D):
-            below = h[d - 1] if d > 0 else h[D - 1]
-            pooled = torch.cat([h[d].mean((2, 3), keepdim=True), h[d].amax((2, 3), keepdim=True)], dim=2)
-            inject = F.conv2d(pooled, sd[f"core.layers.{d}.proj.weight"], sd[f"core.layers.{d}.proj.bias"],
-                              groups=C).expand(-1, -1, S, S)
-            z = F.conv2d(torch.cat([x, below, h[d], inject], 1), sd[f"core.layers.{d}.main.weight"],
-                         sd[f"core.layers.{d}.main.bias"], padding=1)
-            i, f, o, gg, _attn = z.split(C, dim=1)
-            c[d] = torch.sigmoid(f) * c[d] + torch.sigmoid(i) * torch.tanh(gg)
-            h[d] = torch.sigmoid(o) * torch.tanh(c[d])
-    z = F.relu(F.linear(torch.cat([x, h[-1]], 1).flatten(1), sd["final_layer.weight"], sd["final_layer.bias"]))
-    head = (F.linear(z, sd["policy.weight"], sd["policy.bias"]),
-            F.linear(z, sd["baseline.weight"], sd["baseline.bias"]).squeeze(-1))
-    return h, c, head
+# The official forward, written from thinker/thinker/actor_net.py (DRCNet.forward, normalize) and
+# thinker/thinker/core/rnn.py (ConvAttnLSTM.forward_single, ConvAttnLSTMCell.forward, proj_max_mean with
+# attn=False, pool_inject=True), independently of toolkit.sokoban.drc. The core state is the official tuple
+# (h_0, c_0, h_1, c_1, ...).
+
+def _official_initial_state(B):
+    return tuple(torch.zeros(B, C, S, S) for _ in range(2 * D))
+
+
+def _proj_max_mean(out, weight, bias):
+    out_mean = torch.mean(out, dim=(-1, -2), keepdim=True)
+    out_max = torch.max(torch.max(out, dim=-1, keepdim=True)[0], dim=-2, keepdim=True)[0]
+    proj_in = torch.cat([out_mean, out_max], dim=-2)
+    return F.conv2d(proj_in, weight, bias, groups=C).broadcast_to(out.shape)
+
+
+def _official_cell(sd, n, input, h_cur, c_cur):
+    combined = torch.cat([input, h_cur], dim=1)
+    combined = torch.cat([combined, _proj_max_mean(h_cur, sd[f"core.layers.{n}.proj.weight"],
+                                                   sd[f"core.layers.{n}.proj.bias"])], dim=1)
+    combined_conv = F.conv2d(combined, sd[f"core.layers.{n}.main.weight"], sd[f"core.layers.{n}.main.bias"],
+                             padding=1)
+    cc_i, cc_f, cc_o, cc_g, cc_a = torch.split(combined_conv, C, dim=1)
+    i, f, o, g = torch.sigmoid(cc_i), torch.sigmoid(cc_f), torch.sigmoid(cc_o), torch.tanh(cc_g)
+    c_next = f * c_cur + i * g
+    h_next = o * torch.tanh(c_next)
+    return h_next, c_next
+
+
+def _official_forward_single(sd, x, core_state, reset):
+    b = x.shape[0]
+    out = core_state[(D - 1) * 2] * (1 - reset).view(b, 1, 1, 1)  # h_cur on last layer
+    new_core_state = []
+    for n in range(D):
+        cell_input = torch.concat([x, out], dim=1)
+        h_cur = core_state[n * 2 + 0] * (1 - reset.view(b, 1, 1, 1))
+        c_cur = core_state[n * 2 + 1] * (1 - reset.view(b, 1, 1, 1))
+        h_next, c_next = _official_cell(sd, n, cell_input, h_cur, c_cur)
+        new_core_state += [h_next, c_next]
+        out = h_next
+    return out, tuple(new_core_state)
+
+
+def _official_step(sd, obs, core_state, done):
+    x = (obs.float() - sd["norm_low"]) / (sd["norm_high"] - sd["norm_low"])
+    x_enc = F.conv2d(x, sd["encoder.0.weight"], sd["encoder.0.bias"], padding=1)  # encoder: one conv, no ReLU
+    reset = torch.full((obs.shape[0],), float(done))
+    for t in range(N):
+        if t > 0:
+            reset = torch.zeros_like(reset)
+        output, core_state = _official_forward_single(sd, x_enc, core_state, reset)
+    core_output = torch.flatten(torch.cat([x_enc, output], dim=1), 1)
+    final_out = F.relu(F.linear(core_output, sd["final_layer.weight"], sd["final_layer.bias"]))
+    return (F.linear(final_out, sd["policy.weight"], sd["policy.bias"]),
+            F.linear(final_out, sd["baseline.weight"], sd["baseline.bias"]).squeeze(-1), core_state)
+
+
+def test_agent_config_encoder_relu_default_and_roundtrip(tmp_path):
+    from toolkit.core.errors import InputError
+    from toolkit.sokoban.drc import AgentConfig, DRCAgent, load_agent, save_agent
+
+    save_agent(DRCAgent(AgentConfig(depth=1, ticks=1, channels=4, grid=(6, 6), hidden=16, encoder_relu=False)),
+               tmp_path / "raw")
+    assert load_agent(tmp_path / "raw").cfg.encoder_relu is False
+    cfg_path = tmp_path / "raw" / "config.json"
+    raw = json.loads(cfg_path.read_text())
+    del raw["encoder_relu"]  # a config written before the key existed: the agents trained with the ReLU
+    cfg_path.write_text(json.dumps(raw))
+    assert load_agent(tmp_path / "raw").cfg.encoder_relu is True
+    raw["encoder_relu"] = "no"
+    cfg_path.write_text(json.dumps(raw))
+    with pytest.raises(InputError, match="encoder_relu"):
+        load_agent(tmp_path / "raw")
+    with pytest.raises(InputError, match="ReLU on its encoder output"):  # its Thinker form would act differently
+        to_thinker(DRCAgent(AgentConfig(depth=1, ticks=1, channels=4, grid=(6, 6), hidden=16)))
+
+
+def test_shipped_agents_keep_the_encoder_relu():
+    from toolkit.core.assets import asset_path
+    from toolkit.sokoban.drc import load_agent
+
+    for name in ("agent", "ff_agent"):
+        assert load_agent(asset_path(f"sokoban/{name}")).cfg.encoder_relu is True
 
 
 def test_export_import_bit_identical():
@@ -79,7 +148,7 @@ def test_export_import_bit_identical():
 def test_import_cli_and_bad_inputs(reason, tmp_path):
     from safetensors.torch import save_file
 
-    sd = _synthetic(2)
+    sd = {**_synthetic(2), "norm_high": torch.ones(7, S, S)}  # unscaled: the export writes no observation scaling
     src = tmp_path / "ckp.safetensors"
     save_file(sd, str(src))
     res = reason("sokoban", "import", "--thinker", str(src), "-o", str(tmp_path / "drc"))

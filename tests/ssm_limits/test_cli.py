@@ -132,3 +132,13 @@ def test_sweep_resume_keeps_one_summary(tmp_path):
     assert [r["type"] for r in recs] == ["ssm.capacity", "ssm.capacity", "ssm.capacity-summary"]
     assert recs[:2] == src
     assert recs[2]["bstar"] == [{"n": 4, "bstar": 256, "ratio": 32.0}]
+
+
+def test_sweep_points_are_budgeted_in_steps():
+    """A step budget gives the same point whatever the machine's load: the time is only a cap."""
+    from toolkit.ssm_limits.sweep import run_point
+
+    first = run_point("iterate", 4, 4, 4, seconds=600.0, seed=0, n_test=40, max_steps=5)
+    again = run_point("iterate", 4, 4, 4, seconds=600.0, seed=0, n_test=40, max_steps=5)
+    assert first["steps"] == again["steps"] == 5 and first["max_steps"] == 5
+    assert first["accuracy"] == again["accuracy"]

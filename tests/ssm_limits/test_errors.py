@@ -86,3 +86,31 @@ def test_standin_reads_prompt_only_and_accuracy_is_095_power_k():
         assert lo <= expected <= hi + 0.02, row  # a wrong value can land back on the right one (+1/n)
         assert row["p_step"] is not None
     assert abs(per_step_p([(k, 0.9 ** k) for k in range(1, 6)]) - 0.9) < 1e-9
+
+
+def test_wrong_node_on_wrong_parents_is_propagated_whatever_the_operation():
+    p = generate("iterate", 16, 3, 1, "test", seed=1)[0]
+    f, x = p["data"]["f"], p["data"]["x"]
+    gold = [f[x], f[f[x]], f[f[f[x]]]]
+    bad1 = next(v for v in range(16) if v != gold[0] and f[v] != gold[1])
+    bad2 = next(v for v in range(16) if v not in (gold[1], f[bad1]))  # wrong, and not f of its own parent
+    text = f"step 1: {bad1}\nstep 2: {bad2}\nstep 3: {f[bad2]}\nAnswer: {f[bad2]}"
+    s = _score(p, text)
+    assert s["node_types"][:2] == ["local", "propagated"]  # parents wrong, node wrong: propagated (Dziri et al.)
+    assert s["propagated_consistent"] == (1 if f[bad2] != gold[2] else 0)
+
+
+def test_floor_is_the_most_frequent_value_guess_and_the_fit_uses_it():
+    from toolkit.ssm_limits.curves import per_step_p_floor
+    from toolkit.ssm_limits.errors import floor
+
+    p = generate("iterate", 8, 1, 1, "test", seed=0)[0]
+    p = {**p, "data": {**p["data"], "f": [3, 3, 3, 1, 1, 0, 3, 2], "x": 0}, "answer": "3"}
+    assert floor(p) == 1.0
+    assert floor({**p, "answer": "1"}) == 0.0
+    assert floor({**p, "data": {**p["data"], "f": [3, 3, 1, 1, 0, 2, 4, 5]}, "answer": "1"}) == 0.5
+    assert floor(generate("mult", 2, 2, 1, "test", seed=0)[0]) is None
+    # accuracy = floor + (1 - floor) 0.8^K: the floored fit finds 0.8; the fit through the origin does not
+    points = [(k, 0.2 + 0.8 * 0.8 ** k, 0.2) for k in range(1, 6)]
+    assert abs(per_step_p_floor(points) - 0.8) < 1e-9
+    assert per_step_p([(k, acc) for k, acc, _ in points]) > 0.85

@@ -3,6 +3,8 @@
 Each tick, layer d convolves [x_enc, h of layer d-1 (layer 1: the top layer's h from the previous tick),
 its own h, pool-and-inject(own h)] into gates i, f, o, g; c = sig(f) c + sig(i) tanh(g), h = sig(o) tanh(c).
 The head reads flatten[x_enc, h_D] -> ReLU(Linear 256) -> policy logits (5) and value.
+x_enc is the 3x3 encoder conv of the observation; the official DRCNet (thinker/actor_net.py) uses it raw, the agents
+trained here put a ReLU on it (`encoder_relu`, true in their config.json and when the key is absent).
 `arch="ff"` is the same-size feed-forward baseline: D*N 3x3 conv layers, no memory.
 """
 
@@ -34,6 +36,8 @@ class AgentConfig:
     hidden: int = 256
     actions: tuple[str, ...] = tuple(ACTIONS)
     obs_channels: tuple[str, ...] = tuple(CHANNELS)
+    # True: x_enc = ReLU(conv(obs)) (the agents trained here); False: the official DRCNet's raw conv output
+    encoder_relu: bool = True
 
     def to_json(self) -> dict:
         return {**asdict(self), "grid": list(self.grid), "actions": list(self.actions),
@@ -114,7 +118,9 @@ class DRCAgent(nn.Module):
 
     def forward(self, obs, state, hook: CellHook | None = None, trace: list | None = None, ticks: int | None = None):
         """One env step: (obs (B,7,H,W), state) -> (logits, value, new state)."""
-        x = torch.relu(self.encoder(obs))
+        x = self.encoder(obs)
+        if self.cfg.encoder_relu:
+            x = torch.relu(x)
         state = self.core(x, state, hook, trace, ticks)
         top = state[:, 1, -1]
         z = torch.relu(self.final(torch.cat([x, top], dim=1).flatten(1)))
@@ -148,8 +154,12 @@ def load_agent(path: str | Path) -> DRCAgent:
         raise InputError(f"{d}: agent directory without model.safetensors")
     try:
         raw = json.loads((d / "config.json").read_text())
+        relu = raw.get("encoder_relu", True)  # configs written before the key existed: trained with the ReLU
+        if not isinstance(relu, bool):
+            raise ValueError(f"encoder_relu must be true or false, not {relu!r}")
         cfg = AgentConfig(arch=raw["arch"], depth=int(raw["depth"]), ticks=int(raw["ticks"]),
-                          channels=int(raw["channels"]), grid=tuple(raw["grid"]), hidden=int(raw.get("hidden", 256)))
+                          channels=int(raw["channels"]), grid=tuple(raw["grid"]), hidden=int(raw.get("hidden", 256)),
+                          encoder_relu=relu)
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{d / 'config.json'}: bad agent config ({exc})") from None
     agent = DRCAgent(cfg)

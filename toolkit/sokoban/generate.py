@@ -11,7 +11,7 @@ import numpy as np
 
 from toolkit.core.errors import InputError
 from toolkit.sokoban.levels import Level
-from toolkit.sokoban.solver import solve_astar
+from toolkit.sokoban.solver import solve_fast
 
 SPLITS = ("train", "val", "test")
 DIRS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -93,7 +93,7 @@ def generate(n: int, size: tuple[int, int], boxes: list[int], max_moves: int, sp
         digest = level.digest()
         if digest in seen:
             continue
-        sol = solve_astar(level, node_limit)
+        sol = solve_fast(level, node_limit)
         if not sol.solved or not (min_moves <= sol.moves <= max_moves):
             continue
         seen.add(digest)

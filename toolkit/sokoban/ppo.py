@@ -207,9 +207,13 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
     return TrainResult(agent, log)
 
 
-def continue_from(path: Path, cfg: AgentConfig) -> tuple[DRCAgent, dict]:
-    """The agent to continue training and its training log; its shape must be the one asked for."""
+def continue_from(path: Path, cfg: AgentConfig, relu_given: bool = True) -> tuple[DRCAgent, dict]:
+    """The agent to continue training and its training log; its shape (and encoder ReLU, where asked for) must be
+    the one asked for."""
     agent = load_agent(path)
+    if relu_given and agent.cfg.encoder_relu != cfg.encoder_relu:
+        raise InputError(f"--init {path}: agent has encoder_relu={agent.cfg.encoder_relu}, the options ask for "
+                         f"{cfg.encoder_relu}")
     have = (agent.cfg.arch, agent.cfg.depth, agent.cfg.ticks, agent.cfg.channels, tuple(agent.cfg.grid))
     want = (cfg.arch, cfg.depth, cfg.ticks, cfg.channels, tuple(cfg.grid))
     if have != want:

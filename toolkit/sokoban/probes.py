@@ -1,9 +1,14 @@
-"""Collect probe datasets from an agent's rollouts and fit square-level linear probes (sklearn).
+"""Collect probe datasets from an agent's rollouts and fit square-level linear probes.
 
-A 1x1 probe is a multinomial LogisticRegression on one square's C-dim vector; a 3x3 probe reads the
-zero-padded 3x3 neighbourhood (9C). Sources: each layer's last-tick cell state c, its hidden state h,
-or the observation. Score: precision_recall_fscore_support(average='macro', zero_division=1) over all
-squares of the test episodes.
+A 1x1 probe reads one square's C-dim vector; a 3x3 probe the zero-padded 3x3 neighbourhood (9C). Sources: each
+layer's last-tick cell state c, its hidden state h, or the observation. Two fits:
+- `conv` (the official train_conv_probe.py): a bias-free k x k conv over whole boards, cross-entropy over the
+  squares, AdamW (lr 1e-3, weight decay 1e-3), batches of 16 boards, 30 epochs, torch.manual_seed(seed) for the
+  default Conv2d initialisation and the shuffling;
+- `logreg`: multinomial LogisticRegression on standardised squares, the scaling folded back into raw-space weights.
+Both return (5, F) weights in `features` order and a (5,) bias (zero for `conv`), so a 1x1 probe's rows are
+intervention directions either way. Score: precision_recall_fscore_support(average='macro', zero_division=1)
+over all squares of the test episodes.
 """
 
 from __future__ import annotations
@@ -103,6 +108,34 @@ def source_grid(data: dict[str, np.ndarray], source: str, layer: int) -> np.ndar
     return data[source][:, layer].astype(np.float32)
 
 
+FITS = ("conv", "logreg")
+
+
+def fit_conv_probe(grid: np.ndarray, y: np.ndarray, kernel: int, seed: int, epochs: int = 30, lr: float = 1e-3,
+                   weight_decay: float = 1e-3, batch: int = 16) -> tuple[np.ndarray, np.ndarray]:
+    """The official ConvProbe fit on boards grid (N, F, H, W) with labels y (N, H, W): (5, F*k*k) weights in
+    `features` order and a zero bias."""
+    import torch
+
+    if kernel not in (1, 3):
+        raise InputError(f"--kernel {kernel}: expected 1 or 3")
+    torch.manual_seed(seed)
+    n, f, h, w = grid.shape
+    conv = torch.nn.Conv2d(f, len(CLASSES), kernel, padding=kernel // 2, bias=False)
+    opt = torch.optim.AdamW(conv.parameters(), lr=lr, weight_decay=weight_decay)
+    x_all = torch.from_numpy(np.ascontiguousarray(grid, np.float32))
+    y_all = torch.from_numpy(np.ascontiguousarray(y, np.int64)).reshape(n, h * w)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    for _ in range(epochs):
+        for idx in torch.randperm(n).split(batch):
+            opt.zero_grad()
+            loss = loss_fn(conv(x_all[idx]).reshape(len(idx), len(CLASSES), h * w), y_all[idx])
+            loss.backward()
+            opt.step()
+    weight = conv.weight.detach().permute(0, 2, 3, 1).reshape(len(CLASSES), -1).numpy().astype(np.float32)
+    return weight, np.zeros(len(CLASSES), np.float32)
+
+
 def fit_probe(x: np.ndarray, y: np.ndarray, seed: int, max_samples: int):
     """Multinomial logistic regression on standardised features, returned with the scaling folded into raw-space
     weights (so a probe applies to states as they are: a 1x1 probe is a 1x1 conv, its rows are intervention
@@ -138,6 +171,22 @@ class _Linear:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return self.classes_[(x @ self.coef_.T + self.intercept_).argmax(1)]
+
+
+def fit_and_score(train: dict, test: dict, concept: str, source: str, layer: int, kernel: int, seed: int,
+                  fit: str = "conv", epochs: int = 30, max_samples: int = 100_000
+                  ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """One probe fitted on the train dataset ('conv': the official fit on every transition; 'logreg': up to
+    max_samples squares) and scored on the test dataset: (weight, bias, score)."""
+    if fit not in FITS:
+        raise InputError(f"--fit {fit}: expected one of {', '.join(FITS)}")
+    grid_train, grid_test = source_grid(train, source, layer), source_grid(test, source, layer)
+    y_train = train[concept].astype(np.int64)
+    if fit == "conv":
+        w, b = fit_conv_probe(grid_train, y_train, kernel, seed, epochs)
+    else:
+        w, b = full_weights(fit_probe(features(grid_train, kernel), y_train.reshape(-1), seed, max_samples))
+    return w, b, score(test[concept].reshape(-1).astype(int), predict(w, b, features(grid_test, kernel)))
 
 
 def full_weights(clf) -> tuple[np.ndarray, np.ndarray]:

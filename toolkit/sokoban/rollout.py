@@ -31,11 +31,22 @@ class Episode:
 
 @dataclass
 class Intervention:
-    """Per env: deltas (D, C, H, W) added to c after the gates, every tick, while `active`."""
+    """Per env: deltas (D, C, H, W) added to c after the gates, every tick.
+
+    `deltas` stay on for the whole episode unless `stop_on_push` (then they stop at the agent's first push).
+    `route` (optional, same shape) is added as well until the agent stands on one of its env's `route_squares`
+    (checked before every step, as the official run_agent_interv_exps.py does), then it stops for good."""
 
     deltas: torch.Tensor  # (B, D, C, H, W)
     layer: int
     stop_on_push: bool = True
+    route: torch.Tensor | None = None
+    route_squares: list[set[tuple[int, int]]] | None = None
+
+    def batch(self, start: int, stop: int) -> Intervention:
+        return Intervention(self.deltas[start:stop], self.layer, self.stop_on_push,
+                            None if self.route is None else self.route[start:stop],
+                            None if self.route_squares is None else self.route_squares[start:stop])
 
 
 def rollout(agent: DRCAgent, levels: list[Level], think: int = 0, mode: str = "noop", cap: int = CAP,
@@ -50,7 +61,7 @@ def rollout(agent: DRCAgent, levels: list[Level], think: int = 0, mode: str = "n
         chunk = levels[start:start + batch]
         sub = None
         if intervention is not None:
-            sub = Intervention(intervention.deltas[start:start + batch], intervention.layer, intervention.stop_on_push)
+            sub = intervention.batch(start, start + batch)
         out.extend(_rollout_batch(agent, chunk, think, mode, cap, keep_obs, keep_states, max_state_steps, sub))
     return out
 
@@ -62,6 +73,7 @@ def _rollout_batch(agent, levels, think, mode, cap, keep_obs, keep_states, max_s
     eps = [Episode(lv.id) for lv in levels]
     done = np.zeros(n, bool)
     active = torch.ones(n, dtype=torch.bool)
+    route_on = torch.ones(n, dtype=torch.bool)
     state = agent.initial_state(n)
     hook = None
     live = torch.arange(n)  # envs still playing: finished ones leave the batch
@@ -69,7 +81,10 @@ def _rollout_batch(agent, levels, think, mode, cap, keep_obs, keep_states, max_s
         def hook(tick, layer, c):
             if layer != iv.layer:
                 return c
-            return c + iv.deltas[live, layer] * active[live].view(-1, 1, 1, 1).float()
+            c = c + iv.deltas[live, layer] * active[live].view(-1, 1, 1, 1).float()
+            if iv.route is not None:
+                c = c + iv.route[live, layer] * (active & route_on)[live].view(-1, 1, 1, 1).float()
+            return c
     if mode == "free" and think:
         obs = torch.from_numpy(env.observe().copy())
         for _ in range(think):
@@ -78,6 +93,10 @@ def _rollout_batch(agent, levels, think, mode, cap, keep_obs, keep_states, max_s
     while not done.all():
         obs_np = env.observe().copy()
         live = torch.from_numpy(np.flatnonzero(~done))
+        if iv is not None and iv.route_squares is not None:
+            for b in live.tolist():
+                if (int(env.players[b, 0]), int(env.players[b, 1])) in iv.route_squares[b]:
+                    route_on[b] = False
         trace = [] if keep_states and (max_state_steps is None or step < max_state_steps) else None
         logits, _, sub = agent(torch.from_numpy(obs_np)[live], state[live], hook=hook, trace=trace)
         state[live] = sub

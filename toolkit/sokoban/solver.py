@@ -113,11 +113,21 @@ def _path(seen: dict[int, tuple[int, str]], end: int) -> str:
 
 
 def solve(level: Level, algo: str = "astar", node_limit: int = 200_000) -> Solution:
+    """`bfs` runs the numba BFS (the same Solution as solve_bfs) on interiors of up to 56 squares."""
     if algo == "astar":
         return solve_astar(level, node_limit)
     if algo == "bfs":
-        return solve_bfs(level, node_limit)
+        from toolkit.sokoban.solver_numba import fits, solve_bfs_fast
+
+        return solve_bfs_fast(level, node_limit) if fits(level) else solve_bfs(level, node_limit)
     raise ValueError(f"unknown solver {algo!r}")
+
+
+def solve_fast(level: Level, astar_node_limit: int = 20_000, bfs_node_limit: int = 200_000) -> Solution:
+    """A move-optimal solution, the quickest way: the numba BFS where the level fits it, else A*."""
+    from toolkit.sokoban.solver_numba import fits, solve_bfs_fast
+
+    return solve_bfs_fast(level, bfs_node_limit) if fits(level) else solve_astar(level, astar_node_limit)
 
 
 def solve_astar(level: Level, node_limit: int = 200_000) -> Solution:

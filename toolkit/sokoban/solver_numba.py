@@ -55,25 +55,36 @@ def _grow(table):
 @njit(cache=True)
 def bfs(walls, h, w, targets, boxes0, player0, live, node_limit):
     """Returns (optimal moves or -1 unsolvable / -2 node limit, expanded nodes)."""
+    depth, nodes, _, _, _ = bfs_path(walls, h, w, targets, boxes0, player0, live, node_limit)
+    return depth, nodes
+
+
+@njit(cache=True)
+def bfs_path(walls, h, w, targets, boxes0, player0, live, node_limit):
+    """bfs with the search tree: (moves or -1 / -2, expanded nodes, goal entry, parent entry per queue entry,
+    move per queue entry: direction 0-3 (u, d, l, r), +4 for a push)."""
     seen = np.full(1 << 12, -1, np.int64)
     count = 1
     q_box = np.empty(1024, np.int64)
     q_pl = np.empty(1024, np.int64)
     q_d = np.empty(1024, np.int64)
+    q_par = np.empty(1024, np.int64)
+    q_mv = np.empty(1024, np.int64)
     head, tail = 0, 1
-    q_box[0], q_pl[0], q_d[0] = boxes0, player0, 0
+    q_box[0], q_pl[0], q_d[0], q_par[0], q_mv[0] = boxes0, player0, 0, -1, -1
     _insert(seen, boxes0 * 64 + player0)
     nodes = 0
     drs = (-1, 1, 0, 0)
     dcs = (0, 0, -1, 1)
     while head < tail:
+        me = head
         boxes, player, depth = q_box[head], q_pl[head], q_d[head]
         head += 1
         if boxes & ~targets == 0:
-            return depth, nodes
+            return depth, nodes, me, q_par[:tail], q_mv[:tail]
         nodes += 1
         if nodes > node_limit:
-            return -2, nodes
+            return -2, nodes, -1, q_par[:tail], q_mv[:tail]
         r, c = player // w, player % w
         for k in range(4):
             rr, cc = r + drs[k], c + dcs[k]
@@ -81,7 +92,9 @@ def bfs(walls, h, w, targets, boxes0, player0, live, node_limit):
                 continue
             j = rr * w + cc
             nb = boxes
+            move = k
             if (boxes >> j) & 1:
+                move = k + 4
                 r2, c2 = rr + drs[k], cc + dcs[k]
                 if not (0 <= r2 < h and 0 <= c2 < w):
                     continue
@@ -100,9 +113,11 @@ def bfs(walls, h, w, targets, boxes0, player0, live, node_limit):
                 q_box = np.concatenate((q_box, np.empty_like(q_box)))
                 q_pl = np.concatenate((q_pl, np.empty_like(q_pl)))
                 q_d = np.concatenate((q_d, np.empty_like(q_d)))
-            q_box[tail], q_pl[tail], q_d[tail] = nb, j, depth + 1
+                q_par = np.concatenate((q_par, np.empty_like(q_par)))
+                q_mv = np.concatenate((q_mv, np.empty_like(q_mv)))
+            q_box[tail], q_pl[tail], q_d[tail], q_par[tail], q_mv[tail] = nb, j, depth + 1, me, move
             tail += 1
-    return -1, nodes
+    return -1, nodes, -1, q_par[:tail], q_mv[:tail]
 
 
 @njit(cache=True)
@@ -136,8 +151,7 @@ def live_squares(walls, h, w, targets):
     return live
 
 
-def solve_bfs_numba(level: Level, node_limit: int = 200_000) -> tuple[int, int]:
-    """(optimal moves, -1 unsolvable or -2 node limit; expanded nodes) for interiors of up to 56 squares."""
+def _packed(level: Level):
     h, w = level.shape
     if h * w > MAX_SQUARES:
         raise ValueError(f"numba BFS packs states into int64: at most {MAX_SQUARES} squares, got {h * w}")
@@ -146,4 +160,31 @@ def solve_bfs_numba(level: Level, node_limit: int = 200_000) -> tuple[int, int]:
     bits = np.int64(1) << np.arange(h * w, dtype=np.int64)
     targets = np.int64(bits[level.targets.ravel()].sum())
     boxes = np.int64(bits[level.boxes.ravel()].sum())
-    return bfs(walls, h, w, targets, boxes, level.player[0] * w + level.player[1], live, node_limit)
+    return walls, h, w, targets, boxes, level.player[0] * w + level.player[1], live
+
+
+def solve_bfs_numba(level: Level, node_limit: int = 200_000) -> tuple[int, int]:
+    """(optimal moves, -1 unsolvable or -2 node limit; expanded nodes) for interiors of up to 56 squares."""
+    return bfs(*_packed(level), node_limit)
+
+
+def fits(level: Level) -> bool:
+    return level.shape[0] * level.shape[1] <= MAX_SQUARES
+
+
+def solve_bfs_fast(level: Level, node_limit: int = 200_000):
+    """solver.solve_bfs in numba: the same Solution (the same LURD string: the same search order and pruning)."""
+    from toolkit.sokoban.solver import Solution
+
+    depth, nodes, goal, parent, move = bfs_path(*_packed(level), node_limit)
+    if depth == -2:
+        return Solution(False, 0, 0, "", int(nodes), "node-limit")
+    if depth == -1:
+        return Solution(False, 0, 0, "", int(nodes), "unsolvable")
+    letters = []
+    while parent[goal] >= 0:
+        letter = "udlr"[move[goal] % 4]
+        letters.append(letter.upper() if move[goal] >= 4 else letter)
+        goal = parent[goal]
+    lurd = "".join(reversed(letters))
+    return Solution(True, len(lurd), sum(ch.isupper() for ch in lurd), lurd, int(nodes), "solved")

@@ -3,7 +3,8 @@
 Thinker names: encoder.0 (3x3 conv), core.layers.k.main (ConvLSTM gates i, f, o, g and a 5th attention gate,
 unused without attention, dropped here), core.layers.k.proj (pool-and-inject depthwise (2x1) conv), final_layer,
 policy, baseline, and norm_low/norm_high (observation scaling (x - low) / (high - low)). Both use the same gate
-input order [x_enc, h of the layer below, own h, pool-and-inject(own h)], so the mapping is a renaming.
+input order [x_enc, h of the layer below, own h, pool-and-inject(own h)], so the mapping is a renaming. The official
+DRCNet feeds the raw encoder conv output to the core and the head (no ReLU): imported agents carry encoder_relu=False.
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def from_thinker(sd: dict[str, torch.Tensor], ticks: int = 3, where: str = "thin
     policy_w = _need(sd, "policy.weight", where)
     if policy_w.shape[0] != N_ACTIONS:
         raise InputError(f"{where}: policy has {policy_w.shape[0]} actions, expected {N_ACTIONS}")
-    cfg = AgentConfig(arch="drc", depth=depth, ticks=ticks, channels=C, grid=(side, side), hidden=final_w.shape[0])
+    cfg = AgentConfig(arch="drc", depth=depth, ticks=ticks, channels=C, grid=(side, side), hidden=final_w.shape[0],
+                      encoder_relu=False)
     agent = DRCAgent(cfg)
     scale = torch.ones(N_CHANNELS)
     if "norm_low" in sd or "norm_high" in sd:
@@ -115,6 +117,9 @@ def to_thinker(agent: DRCAgent) -> dict[str, torch.Tensor]:
     """Our DRC agent as a Thinker DRCNet state dict (5th, attention, gate block zero; no observation scaling)."""
     if agent.cfg.arch != "drc":
         raise InputError("only DRC agents have a Thinker form (not --arch ff)")
+    if agent.cfg.encoder_relu:
+        raise InputError("the agent puts a ReLU on its encoder output (encoder_relu in config.json) and the Thinker "
+                         "DRCNet has none: its Thinker form would act differently")
     sd = {k: v.detach().clone() for k, v in agent.state_dict().items()}
     C = agent.cfg.channels
     out = {"encoder.0.weight": sd["encoder.weight"], "encoder.0.bias": sd["encoder.bias"],

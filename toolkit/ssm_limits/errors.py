@@ -1,11 +1,13 @@
 """Error types on the computation graph (per node and per answer) and shortcut detectors.
 
-Per node, against the gold trace, using the model's own values:
+Per node, against the gold trace, using the model's own values (the categories of Dziri et al.'s computation
+graphs, which the paper's error analysis follows):
   correct     parents right, node right
-  local       parents right, node wrong (or wrong and not the right operation on its wrong parents)
-  propagated  a parent wrong and the node is the right operation applied to the model's own parents
+  local       parents right, node wrong
+  propagated  a parent wrong, node wrong
   restored    a parent wrong, node right
   missing     the model wrote no value for it
+A propagated node's `consistent` count says how many were the right operation applied to the model's own parents.
 Per answer: faithful-correct (answer and every node right), shortcut-correct (answer right, trace broken),
 compounding-wrong (answer wrong; `first_local` = step of the first local error), parse (no answer found);
 direct mode: correct / wrong / parse.
@@ -49,16 +51,36 @@ def node_types(problem: dict, mine: dict[str, str]) -> list[dict]:
         parents = [p for p in node["parents"] if not p.startswith("clue")]
         parents_right = all(own.get(p) == gold[p] for p in parents)
         right = own[nid] == node["value"]
+        consistent = None
         if right:
             kind = "correct" if parents_right else "restored"
         elif parents_right:
             kind = "local"
-        elif task == "zebra" or any(p not in own for p in parents):
-            kind = "propagated"
         else:
-            kind = "propagated" if node_op(task, data, nid, {p: own[p] for p in parents}) == own[nid] else "local"
-        out.append({"step": i, "id": nid, "type": kind})
+            kind = "propagated"
+            if task != "zebra" and all(p in own for p in parents):
+                consistent = node_op(task, data, nid, {p: own[p] for p in parents}) == own[nid]
+        out.append({"step": i, "id": nid, "type": kind, "consistent": consistent})
     return out
+
+
+def floor(problem: dict) -> float | None:
+    """Expected accuracy of answering the most frequent value of the table (ties split evenly): the no-lookup
+    baseline of compose and iterate; None for the other tasks."""
+    from collections import Counter
+
+    task, data = problem["task"], problem["data"]
+    if task == "iterate":
+        values = [str(v) for v in data["f"]]
+    elif task == "compose":
+        last = normalize(task, problem["answer"])[0]
+        values = [b for _, b in data["lines"] if b[0] == last]
+    else:
+        return None
+    counts = Counter(values)
+    top = max(counts.values())
+    modes = [v for v, c in counts.items() if c == top]
+    return (1.0 / len(modes)) if normalize(task, problem["answer"]) in modes else 0.0
 
 
 def shortcuts(problem: dict, answer: str | None) -> list[str]:
@@ -119,7 +141,9 @@ def score_item(problem: dict, response: dict) -> dict:
     else:
         outcome = "compounding-wrong"
     counts = {t: sum(k["type"] == t for k in kinds) for t in ("correct", "local", "propagated", "restored", "missing")}
+    consistent = sum(k.get("consistent") is True for k in kinds)
     return make_record("ssm.score", id=problem["id"], task=task, size=problem["params"]["size"],
                        depth=problem["params"]["depth"], mode=mode, correct=correct, outcome=outcome,
-                       first_local=first_local, nodes=counts, node_types=[k["type"] for k in kinds],
+                       first_local=first_local, nodes=counts, propagated_consistent=consistent,
+                       node_types=[k["type"] for k in kinds], floor=floor(problem),
                        shortcuts=shortcuts(problem, answer), model=response.get("model"))

@@ -136,7 +136,7 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
     model.eval()
     start = time.time()
     step, losses = 0, []
-    with use_fast_mamba_scan():
+    with use_fast_mamba_scan(model):
         while (elapsed := time.time() - start) < seconds and (max_steps is None or step < max_steps):
             progress = elapsed / seconds if max_steps is None else step / max_steps
             for g in opt.param_groups:
@@ -224,7 +224,7 @@ def evaluate(model, tok, problems: list[dict], mode: str, batch: int = 50) -> li
     groups: dict[tuple, list[dict]] = {}
     for p in problems:
         groups.setdefault((p["params"]["size"], p["params"]["depth"]), []).append(p)
-    with use_fast_mamba_scan():
+    with use_fast_mamba_scan(model):
         return _decode_groups(model, tok, groups, mode, batch)
 
 

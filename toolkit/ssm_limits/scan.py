@@ -6,7 +6,8 @@ The PyTorch formulations (mambapy's `pscan`, transformers' reference loop) mater
 (batch, length, channels, state) tensors (exp(dt A), dt B x, the states, h * C) and their gradients; on one
 CPU thread the broadcasting multiplications over them take most of a training step. Here only exp(dt A) is
 stored at that size; the forward keeps a (state,) vector per channel and the backward recomputes the states
-of one channel at a time. `use_fast_mamba_scan()` routes transformers' Mamba through it.
+of one channel at a time. `FusedScanMixer` is transformers' public `MambaMixer` with its full-sequence forward
+(no cache) computed through it; `use_fast_mamba_scan(model)` puts it into a model's layers for a block.
 """
 
 from __future__ import annotations
@@ -105,8 +106,8 @@ def fused_scan(x, dt, a_mat, b_in, c_in, h0=None):
 
 def mamba_selective_scan(hidden_states, dt, A, B, C, D=None, z=None, delta_bias=None, delta_softplus=False,
                          return_last_state=False, **_):
-    """Drop-in for transformers' `mamba_selective_scan` (same arguments and layout: x, dt, z (B, D, L); B, C
-    (B, N, L)), computed with `fused_scan`."""
+    """transformers' `mamba_selective_scan` arguments and layout (x, dt, z (B, D, L); B, C (B, N, L)), computed
+    with `fused_scan`."""
     input_dtype = hidden_states.dtype
     if delta_bias is not None:
         dt = dt + delta_bias.to(dt.dtype)[..., None]
@@ -123,14 +124,59 @@ def mamba_selective_scan(hidden_states, dt, A, B, C, D=None, z=None, delta_bias=
     return (out, h_last) if return_last_state else out
 
 
-@contextmanager
-def use_fast_mamba_scan():
-    """Within the block, transformers' Mamba models compute their full-sequence scan with `fused_scan`."""
-    from transformers.models.mamba import modeling_mamba
+def _mixer_class():
+    from transformers.models.mamba.modeling_mamba import MambaMixer
 
-    original = modeling_mamba.mamba_selective_scan
-    modeling_mamba.mamba_selective_scan = mamba_selective_scan
+    class FusedScanMixer(MambaMixer):
+        """MambaMixer whose forward without a cache (training, scoring whole sequences) runs the fused scan; with a
+        cache (prefill and decoding) it is the parent's forward unchanged."""
+
+        def forward(self, hidden_states, cache=None, attention_mask=None, **kwargs):
+            if cache is not None or kwargs.get("cache_params") is not None:
+                return super().forward(hidden_states, cache=cache, attention_mask=attention_mask, **kwargs)
+            dtype = hidden_states.dtype
+            if attention_mask is not None and attention_mask.shape[1] > 1 and attention_mask.shape[0] > 1:
+                hidden_states = (hidden_states * attention_mask[:, :, None]).to(dtype)
+            projected = self.in_proj(hidden_states).transpose(1, 2)
+            x, gate = projected.chunk(2, dim=1)
+            length = x.shape[-1]
+            x = self.act(self.conv1d(x)[..., :length])
+            if attention_mask is not None and attention_mask.shape[1] > 1 and attention_mask.shape[0] > 1:
+                x = x * attention_mask[:, None, :]
+            time_step, b_in, c_in = torch.split(self.x_proj(x.transpose(1, 2)),
+                                                [self.time_step_rank, self.ssm_state_size, self.ssm_state_size],
+                                                dim=-1)
+            dt = self.dt_proj.weight @ time_step.transpose(1, 2)
+            y = mamba_selective_scan(x, dt, -torch.exp(self.A_log.float()), b_in.transpose(1, 2),
+                                     c_in.transpose(1, 2), D=self.D.float(), z=gate,
+                                     delta_bias=self.dt_proj.bias.float(), delta_softplus=True)
+            return self.out_proj(y.transpose(1, 2).to(dtype))
+
+    return FusedScanMixer
+
+
+_FUSED = None
+
+
+def fused_mixer_class():
+    global _FUSED
+    if _FUSED is None:
+        _FUSED = _mixer_class()
+    return _FUSED
+
+
+@contextmanager
+def use_fast_mamba_scan(model):
+    """Within the block, the model's MambaMixer layers are FusedScanMixer (the same parameters and results);
+    other models pass through unchanged."""
+    from transformers.models.mamba.modeling_mamba import MambaMixer
+
+    cls = fused_mixer_class()
+    swapped = [m for m in model.modules() if type(m) is MambaMixer]
+    for m in swapped:
+        m.__class__ = cls
     try:
-        yield
+        yield model
     finally:
-        modeling_mamba.mamba_selective_scan = original
+        for m in swapped:
+            m.__class__ = MambaMixer

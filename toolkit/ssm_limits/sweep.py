@@ -1,6 +1,7 @@
 """Capacity sweep: one-layer selective SSMs with a p-bit state bottleneck on K=1 lookups of uniform tables.
 
-For each table size n and state size (floats = channels * state), train for a fixed wall time on fresh
+For each table size n and state size (floats = channels * state), train for a number of steps (or, without one,
+a fixed wall time; the time is always a cap) on fresh
 train-split tables, test on fresh test-split tables, and compare with the Fano ceiling of a B-bit message.
 B*(n) is the smallest B reaching held-out accuracy 0.9; exactness needs B >= n log2 n.
 """
@@ -47,7 +48,8 @@ def encode(task: str, data: dict, vocab: dict[str, int]) -> tuple[list[int], int
     return ids, vocab[ans]
 
 
-def run_point(task: str, n: int, floats: int, bits: int, seconds: float, seed: int, n_test: int = 500) -> dict:
+def run_point(task: str, n: int, floats: int, bits: int, seconds: float, seed: int, n_test: int = 500,
+              max_steps: int | None = None) -> dict:
     import torch
 
     from toolkit.ssm_limits.selective import SelectiveLM, fano_ceiling
@@ -63,9 +65,10 @@ def run_point(task: str, n: int, floats: int, bits: int, seconds: float, seed: i
     model(torch.tensor([encode(task, sample(rng, task, n, "train"), vocab)[0]]), cut)  # lazy imports off the clock
     start, steps = time.time(), 0
     model.train()
-    while (elapsed := time.time() - start) < seconds:
+    while (elapsed := time.time() - start) < seconds and (max_steps is None or steps < max_steps):
+        progress = elapsed / seconds if max_steps is None else steps / max_steps
         for g in opt.param_groups:
-            g["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(1.0, elapsed / seconds)))
+            g["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
         batch = [encode(task, sample(rng, task, n, "train"), vocab) for _ in range(64)]
         ids = torch.tensor([b[0] for b in batch])
         target = torch.tensor([b[1] for b in batch])
@@ -85,7 +88,7 @@ def run_point(task: str, n: int, floats: int, bits: int, seconds: float, seed: i
     return make_record("ssm.capacity", task=task, n=n, state_floats=floats, bits_per_float=bits, bits=b,
                        accuracy=round(acc, 4), se=round(math.sqrt(max(acc * (1 - acc), 1e-9) / n_test), 4),
                        n_test=n_test, fano_ceiling=round(fano_ceiling(n, b), 4), n_log2_n=round(n * math.log2(n), 2),
-                       steps=steps, seconds=seconds, seed=seed)
+                       steps=steps, max_steps=max_steps, seconds=seconds, seed=seed)
 
 
 def bstar_summary(points: list[dict], target: float = 0.9) -> list[dict]:
@@ -120,17 +123,19 @@ def _drop_summaries(path: Path) -> None:
 
 
 def run_sweep(tasks: list[str], sizes: list[int], floats: list[int], bits: int, seconds: float, seed: int,
-              out: Path | None, resume: bool, log=None) -> list[dict]:
+              out: Path | None, resume: bool, log=None, max_steps: int | None = None) -> list[dict]:
     if bits < 1:
         raise InputError(f"--bits {bits}: must be >= 1")
-    config = {"bits": bits, "seconds": seconds, "seed": seed}
+    config = {"bits": bits, "seconds": seconds, "seed": seed, "max_steps": max_steps}
     done = {}
     if resume and out is not None and out.exists():
         for rec in read_records(out, types=["ssm.capacity", "ssm.capacity-summary"]):
             if rec["type"] != "ssm.capacity":
                 continue
-            if {k: rec[k] for k in ("seed", "seconds")} | {"bits": rec["bits_per_float"]} != config:
-                raise InputError(f"{out}: --resume with a changed config (bits/seconds/seed differ)")
+            have = {"seed": rec["seed"], "seconds": rec["seconds"], "bits": rec["bits_per_float"],
+                    "max_steps": rec.get("max_steps")}
+            if have != config:
+                raise InputError(f"{out}: --resume with a changed config (bits/seconds/steps/seed differ)")
             done[(rec["task"], rec["n"], rec["state_floats"])] = rec
         _drop_summaries(out)  # the summary is recomputed over all points below; one per file
     points = []
@@ -141,7 +146,7 @@ def run_sweep(tasks: list[str], sizes: list[int], floats: list[int], bits: int, 
                     if (task, n, f) in done:
                         points.append(done[(task, n, f)])
                         continue
-                    rec = run_point(task, n, f, bits, seconds, seed)
+                    rec = run_point(task, n, f, bits, seconds, seed, max_steps=max_steps)
                     if log:
                         log(f"{task} n={n} floats={f} bits={rec['bits']} acc={rec['accuracy']} "
                             f"ceiling={rec['fano_ceiling']}")
