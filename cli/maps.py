@@ -32,6 +32,8 @@ def generate(
     n: Annotated[int, typer.Option("--n", min=1, help="Number of circuits.")] = 20,
     style: Annotated[str, typer.Option("--style", help="clean or noisy (jitter, rotation, blur, JPEG).")] = "clean",
     questions: Annotated[int, typer.Option("--questions", min=0, help="Questions per circuit.")] = 2,
+    labels: Annotated[str, typer.Option("--labels", help="circuit (the anchor: all values shown or none, one draw "
+                                        "per circuit) or element (one draw per element).")] = "circuit",
     workers: WorkersOpt = 1,
     seed: SeedOpt = None,
 ):
@@ -43,12 +45,15 @@ def generate(
         raise InputError(f"--tier {tier}: must be one of {', '.join(TIERS)}")
     if style not in ("clean", "noisy"):
         raise InputError(f"--style {style}: must be clean or noisy")
+    if labels not in ("circuit", "element"):
+        raise InputError(f"--labels {labels}: must be circuit or element")
     _need_circuit()
     from toolkit.maps.dataset import generate as run
     from toolkit.maps.simulate import ngspice_binary
 
     ngspice_binary()
-    circuits, count = run(tier, n, seed_or_global(seed), out_dir, style=style, workers=workers, per_circuit=questions)
+    circuits, count = run(tier, n, seed_or_global(seed), out_dir, style=style, workers=workers, per_circuit=questions,
+                          labels=labels)
     console.info(f"wrote {circuits} circuits and {count} questions to {out_dir}")
 
 

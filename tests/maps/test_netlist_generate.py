@@ -117,3 +117,21 @@ def test_noisy_render_differs_from_clean_at_the_same_size():
     assert clean.shape == noisy.shape == (SIZE, SIZE)
     assert (clean < 128).mean() > 0.02  # the schematic is drawn
     assert 1.0 < np.abs(clean - noisy).mean() < 40.0  # jitter, rotation, blur and JPEG change it, not erase it
+
+
+def test_value_labels_are_decided_once_per_circuit_as_in_the_anchor():
+    def shown(labels, tier, seed):
+        rng = random.Random(seed)
+        out = []
+        for _ in range(150):
+            c = draw_circuit(tier, rng, labels=labels)
+            out.append({e["shown"] for e in c["edges"] if "value" in e})
+        return out
+
+    for tier in ("medium", "v11"):
+        per_circuit = shown("circuit", tier, 21)
+        assert all(len(s) == 1 for s in per_circuit)  # all values shown, or none
+        all_shown = sum(s == {True} for s in per_circuit) / len(per_circuit)
+        assert 0.7 < all_shown < 0.9  # the anchor's p = 0.8
+        assert sum(len(s) == 2 for s in shown("element", tier, 21)) > 30  # the per-element option mixes them
+    assert all(s == {True} for s in shown("circuit", "small", 22))
