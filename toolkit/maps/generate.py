@@ -2,11 +2,12 @@
 
 Each edge draws a kind by weight (outer-ring edges are never open), each element a value, and each
 edge a meter. Value labels follow the anchor: one draw per circuit decides whether every element shows its
-value or none does (p = `show_p`, 0.8 on medium and v11); `labels="element"` draws it per element instead. A draw is rejected when a grid point has fewer than two connections, an element's ends
-merge through wires, a meter conflicts with its edge (wire+U, open+I, V/E/H+U, I/G/F+I), a controlled
-source has no meter of its kind, the circuit has no independent source or falls apart, or its DC operating
-point is not unique: current sources (I/G/F, and capacitors, open at DC) that form a cut set, or voltage
-sources (V/E/H, ammeters, and inductors, shorts at DC) that close a loop.
+value or none does (p = `show_p`, 0.8 on medium and v11); `labels="element"` draws it per element instead.
+A draw is rejected when a grid point has fewer than two connections, an element's ends merge through
+wires, a meter conflicts with its edge (wire+U, open+I, V/E/H+U, I/G/F+I), a controlled source has no
+meter of its kind, the circuit has no independent source or falls apart, or its DC operating point is not
+unique: current sources (I/G/F, and capacitors, open at DC) that form a cut set, or voltage sources
+(V/E/H, ammeters, and inductors, shorts at DC) that close a loop.
 """
 
 from __future__ import annotations
