@@ -108,6 +108,11 @@ def simulate(
     report_bad(bad)
 
 
+MinConfidenceOpt = Annotated[float | None, typer.Option(
+    "--min-confidence", min=0.0, max=1.0,
+    help="Exemplar reader: the confidence below which a read says parsed: false (default: the model's).")]
+
+
 @app.command()
 def perceive(
     source: Annotated[str, typer.Argument(help="maps.circuit records (JSONL), an image file, or a folder of images.")],
@@ -116,11 +121,13 @@ def perceive(
                                                 "or any local vision-language "
                                                 "model directory.")] = None,
     llm: Annotated[str | None, typer.Option("--llm", help="A vision LLM instead: openai:MODEL@URL.")] = None,
+    min_confidence: MinConfidenceOpt = None,
     out: OutOpt = None,
     skip_bad: SkipBadOpt = False,
     seed: SeedOpt = None,
 ):
-    """Read circuit images into SPICE netlists (maps.netlist); only the image is read.
+    """Read circuit images into SPICE netlists (maps.netlist); only the image is read. The exemplar reader
+    writes a confidence, and `parsed: false` (with the netlist it read) below --min-confidence.
 
     Example: reason maps perceive runs/c/circuits.jsonl > netlists.jsonl
     """
@@ -129,7 +136,7 @@ def perceive(
     bad = BadLines()
     jobs = image_jobs(source, skip_bad=skip_bad, bad=bad)
     with open_writer(out) as writer:
-        for record in perceive_all(jobs, model=model, llm=llm):
+        for record in perceive_all(jobs, model=model, llm=llm, min_confidence=min_confidence):
             writer.write(record)
     report_bad(bad)
 
