@@ -145,6 +145,17 @@ def test_train_fits_a_reader_that_recalls_its_training_circuits(data, reason, tm
     summary = records(reason("maps", "equiv", "-", "--gold", str(data / "circuits.jsonl"),
                              input=netlists.stdout).stdout)[-1]
     assert summary["equivalent"] == 1.0  # every crop and value line is its own nearest exemplar
+    reads = records(netlists.stdout)
+    assert all(r["parsed"] and r["confidence"] > 0.5 for r in reads)  # and it is sure of them
+    assert summary["claimed"] == 1.0 and summary["equivalent_when_claimed"] == 1.0
+    # a blank page is no circuit: whatever the nearest exemplars say, the read is not claimed
+    from PIL import Image
+
+    blank = tmp_path / "blank.png"
+    Image.new("L", (512, 512), 255).save(blank)
+    r = reason("maps", "perceive", str(blank), "--model", str(model))
+    read = records(r.stdout)[0]
+    assert r.returncode == 0 and read["parsed"] is False and read["confidence"] == 0.0 and read["netlist"]
     solved = reason("maps", "solve", str(data / "circuits.jsonl"), "--questions", str(data / "questions.jsonl"),
                     "--model", str(model))
     assert solved.returncode == 0, solved.stderr

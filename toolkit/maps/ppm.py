@@ -10,7 +10,8 @@ from the edges by the rules that number nets and name elements in the generator.
 Each read carries a confidence: for every decision (grid size, each edge's shape, polarity and value line)
 the margin 1 - d1/d2 between the distance d1 to the nearest exemplar and d2 to the nearest exemplar with
 another label (0: a tie, 1: nothing else near); the circuit's confidence is the smallest margin, and 0 when
-the read edges had to be repaired (a controlled source naming no meter of its kind).
+the read edges had to be repaired (a controlled source naming no meter of its kind) or the read circuit breaks
+the generator's structural rules (`generate.valid`), which every real circuit of the kind obeys.
 """
 
 from __future__ import annotations
@@ -198,7 +199,12 @@ class ExemplarPPM:
         assign_names(edges)
         repaired = _fix_controls(edges)
         circuit = {"rows": rows, "cols": cols, "ground": [rows - 1, 0], "edges": edges}
-        return circuit, 0.0 if repaired else max(0.0, min(margins))
+        # a read that breaks the rules every drawn circuit obeys (e.g. a blank page read as all opens) is not sure
+        from toolkit.maps.generate import valid
+
+        if repaired or not valid(circuit):
+            return circuit, 0.0
+        return circuit, max(0.0, min(margins))
 
     def _side_labels(self):
         cache = self.__dict__.setdefault("_cache", {})
