@@ -35,15 +35,14 @@ RETRY_TIMEOUTS = (20.0, 80.0)
 
 
 def _patient(run):
-    """`run` again with longer timeouts when it times out; a timeout at the last one is an error, not a redraw."""
+    """`run`, and again with longer timeouts when it times out: only a deck that hangs even at the last timeout
+    (a property of the circuit, not of the machine's load) comes back as a failure and is redrawn."""
     def call(net, analysis="op"):
         result = run(net, analysis)
         for timeout in RETRY_TIMEOUTS:
             if result.ok or "timeout" not in (result.error or ""):
                 return result
             result = Simulator("ngspice", timeout=timeout).run(net, analysis)
-        if not result.ok and "timeout" in (result.error or ""):
-            raise RuntimeError(f"a simulation timed out after {RETRY_TIMEOUTS[-1]} s; the item is not reproducible")
         return result
     return call
 
