@@ -57,7 +57,9 @@ def test_shipped_ppm_reaches_readme_threshold_on_examples(reason):
     assert summary["equivalent"] >= threshold
     reads = records(netlists.stdout)
     assert all(r["reader"] == "exemplar" for r in reads)  # the default: the better-measured reader
-    assert all(0.0 <= r["confidence"] <= 1.0 and r["parsed"] == (r["confidence"] >= 0.02) for r in reads)
+    from toolkit.maps.perceive import MIN_CONFIDENCE
+
+    assert all(0.0 <= r["confidence"] <= 1.0 and r["parsed"] == (r["confidence"] >= MIN_CONFIDENCE) for r in reads)
     # the shipped stand-in recording replays the README pipeline with the LLM answerer, labelled as a demo
     sims = reason("maps", "simulate", "-", input=netlists.stdout)
     answers = reason("maps", "answer", "-", "--questions", str(ASSETS / "examples" / "questions.jsonl"),

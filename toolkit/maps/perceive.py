@@ -15,7 +15,7 @@ from toolkit.core.records import BadLines, read_records
 DEFAULT_MODEL = asset_path("maps/ppm-exemplar")
 # the exemplar reader claims a read (parsed: true) only at this confidence or above; chosen on validation
 # circuits (assets/maps/README.md, "Uncertain reads"), not on the seeds its figures are measured on
-MIN_CONFIDENCE = 0.02
+MIN_CONFIDENCE = 0.2
 PPM_PROMPT = "Convert the circuit diagram to SPICE code:"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
