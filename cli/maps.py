@@ -32,6 +32,8 @@ def generate(
     n: Annotated[int, typer.Option("--n", min=1, help="Number of circuits.")] = 20,
     style: Annotated[str, typer.Option("--style", help="clean or noisy (jitter, rotation, blur, JPEG).")] = "clean",
     questions: Annotated[int, typer.Option("--questions", min=0, help="Questions per circuit.")] = 2,
+    labels: Annotated[str, typer.Option("--labels", help="circuit (the anchor: all values shown or none, one draw "
+                                        "per circuit) or element (one draw per element).")] = "circuit",
     workers: WorkersOpt = 1,
     seed: SeedOpt = None,
 ):
@@ -43,12 +45,15 @@ def generate(
         raise InputError(f"--tier {tier}: must be one of {', '.join(TIERS)}")
     if style not in ("clean", "noisy"):
         raise InputError(f"--style {style}: must be clean or noisy")
+    if labels not in ("circuit", "element"):
+        raise InputError(f"--labels {labels}: must be circuit or element")
     _need_circuit()
     from toolkit.maps.dataset import generate as run
     from toolkit.maps.simulate import ngspice_binary
 
     ngspice_binary()
-    circuits, count = run(tier, n, seed_or_global(seed), out_dir, style=style, workers=workers, per_circuit=questions)
+    circuits, count = run(tier, n, seed_or_global(seed), out_dir, style=style, workers=workers, per_circuit=questions,
+                          labels=labels)
     console.info(f"wrote {circuits} circuits and {count} questions to {out_dir}")
 
 
@@ -103,6 +108,11 @@ def simulate(
     report_bad(bad)
 
 
+MinConfidenceOpt = Annotated[float | None, typer.Option(
+    "--min-confidence", min=0.0, max=1.0,
+    help="Exemplar reader: the confidence below which a read says parsed: false (default: the model's).")]
+
+
 @app.command()
 def perceive(
     source: Annotated[str, typer.Argument(help="maps.circuit records (JSONL), an image file, or a folder of images.")],
@@ -111,11 +121,13 @@ def perceive(
                                                 "or any local vision-language "
                                                 "model directory.")] = None,
     llm: Annotated[str | None, typer.Option("--llm", help="A vision LLM instead: openai:MODEL@URL.")] = None,
+    min_confidence: MinConfidenceOpt = None,
     out: OutOpt = None,
     skip_bad: SkipBadOpt = False,
     seed: SeedOpt = None,
 ):
-    """Read circuit images into SPICE netlists (maps.netlist); only the image is read.
+    """Read circuit images into SPICE netlists (maps.netlist); only the image is read. The exemplar reader
+    writes a confidence, and `parsed: false` (with the netlist it read) below --min-confidence.
 
     Example: reason maps perceive runs/c/circuits.jsonl > netlists.jsonl
     """
@@ -124,7 +136,7 @@ def perceive(
     bad = BadLines()
     jobs = image_jobs(source, skip_bad=skip_bad, bad=bad)
     with open_writer(out) as writer:
-        for record in perceive_all(jobs, model=model, llm=llm):
+        for record in perceive_all(jobs, model=model, llm=llm, min_confidence=min_confidence):
             writer.write(record)
     report_bad(bad)
 

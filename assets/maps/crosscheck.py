@@ -1,6 +1,7 @@
 """Claim 3: ngspice (PySpice engine) against lcapy's exact DC solution on fresh generated circuits.
 
-Usage: python assets/maps/crosscheck.py N SEED TIER  -> one JSON line with the counts and worst error.
+Usage: python assets/maps/crosscheck.py N SEED TIER  -> one JSON line with the counts and worst error, and
+per card type (R, V, I, E, G, F, H, VI) the number of compared circuits holding one and how many of them agree.
 """
 
 import json
@@ -18,6 +19,7 @@ rng = random.Random(f"crosscheck:{seed}")
 warnings.simplefilter("ignore")
 agree = compared = sim_failed = lcapy_singular = 0
 worst = 0.0
+by_card: dict[str, list[int]] = {}
 with Simulator("pyspice") as sim:
     while compared + lcapy_singular < n:
         net = to_netlist(draw_circuit(tier, rng), hide_values=False)
@@ -37,5 +39,10 @@ with Simulator("pyspice") as sim:
         err = max(abs(result.voltages[k] - v) / max(abs(v), floor) for k, v in exact.items())
         worst = max(worst, err)
         agree += err <= 1e-6
+        for kind in {e.kind for e in net.elements}:
+            counts = by_card.setdefault(kind, [0, 0])
+            counts[0] += 1
+            counts[1] += err <= 1e-6
 print(json.dumps({"tier": tier, "seed": seed, "compared": compared, "agree_1e-6": agree, "worst_rel_err": worst,
-                  "lcapy_singular": lcapy_singular, "ngspice_failed_redrawn": sim_failed}))
+                  "lcapy_singular": lcapy_singular, "ngspice_failed_redrawn": sim_failed,
+                  "by_card": {k: {"compared": c, "agree_1e-6": a} for k, (c, a) in sorted(by_card.items())}}))

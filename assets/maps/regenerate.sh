@@ -46,3 +46,12 @@ for t in small medium; do
     | $R maps eval - --gold $d/questions.jsonl > $d/gold-reduce-eval.json
 done
 PYTHONPATH=. python assets/maps/crosscheck.py 300 1 small
+PYTHONPATH=. python assets/maps/crosscheck.py 100 1 medium
+# the exemplar reader's confidence: threshold chosen on validation seed 8000, measured on fresh seed 9000
+$R maps generate --tier small --n 200 --seed 8000 --questions 0 --out-dir runs/maps/val-small --workers 2
+$R maps generate --tier small --n 150 --seed 9000 --out-dir runs/maps/test-small --workers 2
+$R maps generate --tier medium --n 100 --seed 9000 --out-dir runs/maps/test-medium --workers 2
+for d in runs/maps/val-small runs/maps/test-small runs/maps/test-medium; do
+  $R maps perceive $d/circuits.jsonl > $d/exemplar-netlists.jsonl
+  $R maps equiv $d/exemplar-netlists.jsonl --gold $d/circuits.jsonl | tail -n 1 > $d/exemplar-equiv.json
+done

@@ -55,7 +55,11 @@ def test_shipped_ppm_reaches_readme_threshold_on_examples(reason):
     summary = records(result.stdout)[-1]
     assert summary["type"] == "maps.ppm_summary" and summary["n"] == 20
     assert summary["equivalent"] >= threshold
-    assert all(r["reader"] == "exemplar" for r in records(netlists.stdout))  # the default: the better-measured reader
+    reads = records(netlists.stdout)
+    assert all(r["reader"] == "exemplar" for r in reads)  # the default: the better-measured reader
+    from toolkit.maps.perceive import MIN_CONFIDENCE
+
+    assert all(0.0 <= r["confidence"] <= 1.0 and r["parsed"] == (r["confidence"] >= MIN_CONFIDENCE) for r in reads)
     # the shipped stand-in recording replays the README pipeline with the LLM answerer, labelled as a demo
     sims = reason("maps", "simulate", "-", input=netlists.stdout)
     answers = reason("maps", "answer", "-", "--questions", str(ASSETS / "examples" / "questions.jsonl"),
@@ -143,8 +147,68 @@ def test_train_fits_a_reader_that_recalls_its_training_circuits(data, reason, tm
     summary = records(reason("maps", "equiv", "-", "--gold", str(data / "circuits.jsonl"),
                              input=netlists.stdout).stdout)[-1]
     assert summary["equivalent"] == 1.0  # every crop and value line is its own nearest exemplar
+    reads = records(netlists.stdout)
+    assert all(r["parsed"] and r["confidence"] > 0.5 for r in reads)  # and it is sure of them
+    assert summary["claimed"] == 1.0 and summary["equivalent_when_claimed"] == 1.0
+    # a blank page is no circuit: whatever the nearest exemplars say, the read is not claimed
+    from PIL import Image
+
+    blank = tmp_path / "blank.png"
+    Image.new("L", (512, 512), 255).save(blank)
+    r = reason("maps", "perceive", str(blank), "--model", str(model))
+    read = records(r.stdout)[0]
+    assert r.returncode == 0 and read["parsed"] is False and read["confidence"] == 0.0 and read["netlist"]
     solved = reason("maps", "solve", str(data / "circuits.jsonl"), "--questions", str(data / "questions.jsonl"),
                     "--model", str(model))
     assert solved.returncode == 0, solved.stderr
     score = records(reason("maps", "eval", "-", "--gold", str(data / "questions.jsonl"), input=solved.stdout).stdout)[0]
     assert score["numeric_accuracy"] == 1.0
+
+
+def test_llm_answerer_sends_the_circuit_image_with_the_answer_prompt(reason, tmp_path):
+    """As the anchor's step 2: the answer prompt carries the image as an OpenAI-style image part; the refine
+    prompt stays text only; a named image that is missing is an error naming the question line."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    (tmp_path / "images").mkdir()
+    Image.new("RGB", (8, 6), (200, 10, 10)).save(tmp_path / "images" / "a.png")
+    netlist = "V1 1 0 10\nR1 1 2 1k\nR2 2 0 {r2}\n.control\nop\nprint v(2) ; measurement of U1\n.endc\n"
+    nets = tmp_path / "n.jsonl"
+    nets.write_text("".join(json.dumps({"type": "maps.netlist", "schema": 1, "id": c, "netlist": netlist.format(r2=v)})
+                            + "\n" for c, v in (("a", "<Empty>"), ("b", "1k"))))
+    qs = tmp_path / "q.jsonl"
+    qs.write_text("".join(json.dumps({"type": "maps.question", "schema": 1, "id": f"{c}-q0", "circuit": c,
+                                      "image": "images/a.png", "text": "Given R2 = 1kΩ. What does meter U1 read?",
+                                      "value": 5.0}) + "\n" for c in ("a",)))
+
+    def text_of(content):
+        return content if isinstance(content, str) else " ".join(p.get("text", "") for p in content)
+
+    def respond(body):
+        text = text_of(body["messages"][0]["content"])
+        if "```SPICE" in text:
+            return 200, chat_payload(["```spice\n" + netlist.format(r2="1k") + "```"])
+        return 200, chat_payload(['{"U1": 5}'])
+
+    with StubServer(respond) as server:
+        r = reason("maps", "answer", str(nets), "--questions", str(qs), "--answerer", "llm", "--no-sim",
+                   "--llm", f"openai:stub@{server.url}", env={"OPENAI_API_KEY": "x"})
+        assert r.returncode == 0, r.stderr
+        contents = [b["messages"][0]["content"] for b in server.requests]
+    refine, ask = contents
+    assert isinstance(refine, str) and "```SPICE" in refine
+    assert [p["type"] for p in ask] == ["text", "image_url"] and "Question:" in ask[0]["text"]
+    url = ask[1]["image_url"]["url"]
+    assert url.startswith("data:image/png;base64,")
+    sent = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+    assert sent.size == (8, 6) and sent.convert("RGB").getpixel((0, 0)) == (200, 10, 10)
+    answer = records(r.stdout)[0]
+    assert answer["image_sent"] is True and answer["value"] == pytest.approx(5.0)
+
+    (tmp_path / "images" / "a.png").unlink()
+    r = reason("maps", "answer", str(nets), "--questions", str(qs), "--answerer", "llm", "--no-sim",
+               "--llm", "openai:stub@http://127.0.0.1:9", env={"OPENAI_API_KEY": "x"})
+    assert r.returncode == 2 and f"{qs}:1: field 'image'" in r.stderr and "a.png" in r.stderr

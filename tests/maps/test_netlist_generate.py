@@ -117,3 +117,44 @@ def test_noisy_render_differs_from_clean_at_the_same_size():
     assert clean.shape == noisy.shape == (SIZE, SIZE)
     assert (clean < 128).mean() > 0.02  # the schematic is drawn
     assert 1.0 < np.abs(clean - noisy).mean() < 40.0  # jitter, rotation, blur and JPEG change it, not erase it
+
+
+def test_value_labels_are_decided_once_per_circuit_as_in_the_anchor():
+    def shown(labels, tier, seed):
+        rng = random.Random(seed)
+        out = []
+        for _ in range(150):
+            c = draw_circuit(tier, rng, labels=labels)
+            out.append({e["shown"] for e in c["edges"] if "value" in e})
+        return out
+
+    for tier in ("medium", "v11"):
+        per_circuit = shown("circuit", tier, 21)
+        assert all(len(s) == 1 for s in per_circuit)  # all values shown, or none
+        all_shown = sum(s == {True} for s in per_circuit) / len(per_circuit)
+        assert 0.7 < all_shown < 0.9  # the anchor's p = 0.8
+        assert sum(len(s) == 2 for s in shown("element", tier, 21)) > 30  # the per-element option mixes them
+    assert all(s == {True} for s in shown("circuit", "small", 22))
+
+
+def test_a_timed_out_simulation_is_run_again_not_redrawn(monkeypatch):
+    """A timeout on a loaded machine must not change which circuit an item draws: the deck runs again with
+    more time (here the retry is a stand-in that answers), and the first result is not taken as a failure."""
+    from toolkit.maps import dataset
+    from toolkit.maps.simulate import SimResult
+
+    calls = []
+
+    class Patient:
+        def __init__(self, engine, timeout):
+            calls.append(timeout)
+
+        def run(self, net, analysis="op"):
+            return SimResult(True, "ngspice", 1.0, meters={"U1": 2.0})
+
+    monkeypatch.setattr(dataset, "Simulator", Patient)
+    hurried = dataset._patient(lambda net, analysis="op": SimResult(False, "pyspice", 5e3, error="timeout after 5.0s"))
+    result = hurried(parse_netlist("V1 1 0 2\nR1 1 0 1k\n"))
+    assert result.ok and result.meters["U1"] == 2.0 and calls == [dataset.RETRY_TIMEOUTS[0]]
+    singular = dataset._patient(lambda net, analysis="op": SimResult(False, "pyspice", 1.0, error="singular matrix"))
+    assert not singular(parse_netlist("V1 1 0 2\nR1 1 0 1k\n")).ok and calls == [dataset.RETRY_TIMEOUTS[0]]

@@ -29,3 +29,15 @@ def test_import_qa_of_nothing_is_an_error(reason, tmp_path):
     qa.write_text("[]")
     r = reason("maps", "import-qa", str(qa), "--images", str(tmp_path / "img"))
     assert r.returncode == 2 and r.stderr.strip() == f"error: {qa}: no problems in the file"
+
+
+def test_readme_paths_resolve_outside_the_checkout(reason, tmp_path):
+    """`--model assets/maps/ppm-exemplar` and `assets/maps/examples/...` as the README writes them work from any
+    directory (the shipped copy), and a path that is neither here nor shipped still names itself."""
+    r = reason("maps", "perceive", "assets/maps/examples/images/small-7-00000.png", "--model",
+               "assets/maps/ppm-exemplar", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert '"reader": "exemplar"' in r.stdout and str(ASSETS / "ppm-exemplar") in r.stdout
+    r = reason("maps", "perceive", "assets/maps/examples/images/small-7-00000.png", "--model",
+               "assets/maps/no-such-model", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == "error: --model assets/maps/no-such-model: no such directory"

@@ -104,3 +104,19 @@ def test_a_misplaced_word_in_the_value_slot_reads_as_unread():
     read = {(e["a"][0], e["a"][1], e["b"][0] == e["a"][0]): e for e in edges}
     assert read[(0, 0, True)]["value"] == "<Empty>" and read[(0, 0, True)]["shown"] is False
     assert read[(0, 0, False)]["value"] == "10" and read[(1, 0, True)]["value"] == "4.7k"
+
+
+def test_nearest_margin_is_zero_on_a_tie_and_one_on_an_exact_match():
+    import numpy as np
+
+    from toolkit.maps.ppm import _nearest_margin
+
+    bank = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 3.0]], dtype="float32")
+    sq = (bank * bank).sum(1)
+    labels = np.array(["a", "b", "b"])
+    assert _nearest_margin(np.array([1.0, 0.0], dtype="float32"), bank, sq, labels)[1] == pytest.approx(0.0, abs=1e-6)
+    pick, margin = _nearest_margin(np.array([2.0, 0.0], dtype="float32"), bank, sq, labels)
+    assert pick == 1 and margin == pytest.approx(1.0)
+    pick, margin = _nearest_margin(np.array([0.5, 0.0], dtype="float32"), bank, sq, labels)
+    assert pick == 0 and margin == pytest.approx(1 - 0.5 / 1.5)
+    assert _nearest_margin(np.array([9.0, 9.0], dtype="float32"), bank, sq, np.array(["a"] * 3))[1] == 1.0

@@ -37,6 +37,35 @@ def test_divider_both_engines(sims):
         assert r.ok and r.meters["U1"] == pytest.approx(5.0, abs=1e-9)
 
 
+# the anchor's zero-order template: voltmeters to ground printed `v(n)` and `-v(n)` (grid_rules.py)
+ANCHOR_METERS = """.title Active DC Circuit
+V1 1 0 10
+R1 1 2 1k
+R2 0 2 3k
+.control
+op
+print v(2) ; measurement of U1
+print -v(2) ; measurement of U2
+print v(1, 2) ; measurement of U3
+.endc
+.end
+"""
+
+
+def test_anchor_voltmeters_to_ground_keep_their_sign(sims):
+    net = parse_netlist(ANCHOR_METERS)
+    for sim in sims:
+        r = sim.run(net)
+        assert r.ok
+        assert r.meters["U1"] == pytest.approx(7.5)
+        assert r.meters["U2"] == pytest.approx(-7.5)
+        assert r.meters["U3"] == pytest.approx(2.5)
+    # written back in the anchor's form, and read again to the same meters
+    text = net.text()
+    assert "print -v(2) ; measurement of U2" in text and "print v(2) ; measurement of U1" in text
+    assert sims[0].run(parse_netlist(text)).meters["U2"] == pytest.approx(-7.5)
+
+
 def test_vcvs_and_cccs_through_ammeter(sims):
     net = parse_netlist("""V1 1 0 2
 R1 1 N12 1k

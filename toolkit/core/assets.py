@@ -38,3 +38,15 @@ def assets_root() -> Path:
 def asset_path(relative: str) -> Path:
     """The path of a shipped file or folder, e.g. asset_path("aha/model"); it may not exist yet (callers check)."""
     return assets_root().joinpath(*relative.split("/"))
+
+
+def given_or_shipped(path: str | Path) -> Path:
+    """A path as the user typed it, or, when it does not exist and reads `assets/...` (as the READMEs write the
+    shipped files), the shipped copy of that file: `--model assets/maps/ppm` works from any directory."""
+    given = Path(path)
+    text = given.as_posix()
+    if not given.exists() and not given.is_absolute() and text.startswith("assets/"):
+        shipped = asset_path(text.removeprefix("assets/"))
+        if shipped.exists():
+            return shipped
+    return given

@@ -49,7 +49,8 @@ def _answer(items, questions: Path, *, answerer: str, simulator=None, llm=None, 
         elif answerer == "reduce":
             value, why = reduce_answer(q, net)
         else:
-            value, used_sim, why, extra = llm_answer(q, net, sim_from_record(rec), simulator, llm, no_sim)
+            image = question_image(q, rec, questions, lineno)
+            value, used_sim, why, extra = llm_answer(q, net, sim_from_record(rec), simulator, llm, no_sim, image)
         asked = read_question(q["text"])
         out = {"type": "maps.answer", "schema": 1, "id": q["id"], "circuit": cid, "answerer": answerer,
                "value": value, "unit": unit_of(*asked) if asked else None,
@@ -58,9 +59,28 @@ def _answer(items, questions: Path, *, answerer: str, simulator=None, llm=None, 
         yield out
 
 
-def llm_answer(q: dict, net, sim, simulator, llm, no_sim: bool):
-    """The anchor's flow: refine <Empty> values through the LLM, simulate, then ask with the results."""
-    extra = {"refined": False, "parsed": True}
+def question_image(q: dict, rec: dict | None, questions: Path, lineno: int) -> str | None:
+    """The circuit's image as a data URL for the answer prompt, or None when no record names one. The netlist
+    record's `image` is a path as written; the question's is relative to the questions file (as generate
+    writes it). A named image that is missing or unreadable is an input error, not a silent text-only prompt."""
+    from toolkit.core.vlm import image_data_url
+
+    where = f"{questions}:{lineno}"
+    named = [Path(rec["image"])] if rec and rec.get("image") else []
+    if q.get("image"):
+        path = Path(q["image"])
+        named += [path] if path.is_absolute() else [Path(questions).parent / path, path]
+    if not named:
+        return None
+    found = next((p for p in named if p.is_file()), named[0])
+    return image_data_url(found, where=f"{where}: field 'image'")
+
+
+def llm_answer(q: dict, net, sim, simulator, llm, no_sim: bool, image: str | None = None):
+    """The anchor's flow: refine <Empty> values through the LLM (text only, as the anchor's refine step),
+    simulate, then ask with the results and the circuit's image (an OpenAI-style image part, as the anchor's
+    step 2 sends it)."""
+    extra = {"refined": False, "parsed": True, "image_sent": image is not None}
     if net.has_empty:
         prompt = REFINE_PROMPT.format(question=q["text"], netlist=net.text())
         reply = llm.complete([{"role": "user", "content": prompt}], max_tokens=1024).texts[0]
@@ -82,7 +102,9 @@ def llm_answer(q: dict, net, sim, simulator, llm, no_sim: bool):
         if sim.ok:
             results, used_sim = sim_text(sim), True
     prompt = ANSWER_PROMPT.format(question=q["text"], netlist=net.text(), results=results)
-    reply = llm.complete([{"role": "user", "content": prompt}], max_tokens=256).texts[0]
+    content = prompt if image is None else [{"type": "text", "text": prompt},
+                                            {"type": "image_url", "image_url": {"url": image}}]
+    reply = llm.complete([{"role": "user", "content": content}], max_tokens=256).texts[0]
     value = parse_answer_json(reply)
     if value is None:
         extra["parsed"] = False

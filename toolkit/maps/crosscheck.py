@@ -10,7 +10,9 @@ def lcapy_voltages(net: Netlist) -> dict[str, float]:
     from lcapy import Circuit
 
     lines = []
-    for e in net.elements:
+    # lcapy resolves an F/H card's controlling source as it reads it: the 0 V ammeters go first (SPICE itself
+    # takes the cards in any order, and the generator writes each ammeter after the element it meters)
+    for e in sorted(net.elements, key=lambda e: not e.is_ammeter):
         value = f"{parse_value(e.value):.15g}"
         # lcapy takes I and G the other way round from SPICE (whose current runs n+ -> n- inside the source)
         a, b = (e.nodes[1], e.nodes[0]) if e.kind in ("I", "G") else e.nodes

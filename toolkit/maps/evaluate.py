@@ -18,7 +18,8 @@ def equiv_records(pred: str, gold: Path, simulator):
         golds[rec["id"]] = (parse_netlist(rec["netlist"], source=f"{gold}:{lineno}"), rec)
     totals: dict[str, list] = defaultdict(list)
     by_size: dict[str, list] = defaultdict(list)
-    for cid, _, net, _rec in iter_netlists(pred):
+    claimed_right: list[bool] = []  # equivalence of the reads the reader claims (parsed is not false)
+    for cid, _, net, rec in iter_netlists(pred):
         if cid not in golds:
             raise InputError(f"{pred}: field 'id': '{cid}' is not in {gold}")
         gnet, grec = golds[cid]
@@ -34,8 +35,14 @@ def equiv_records(pred: str, gold: Path, simulator):
                 totals[key].append(value)
         size = f"{len([e for e in gnet.elements if not e.is_ammeter])} elements, {len(gnet.nets())} nets"
         by_size[size].append(row["equivalent"])
+        row["claimed"] = rec.get("parsed") is not False
+        totals["claimed"].append(row["claimed"])
+        if row["claimed"]:
+            claimed_right.append(row["equivalent"])
         yield row
     summary = {k: round(sum(v) / len(v), 4) for k, v in totals.items()}
+    # how far a claimed read can be trusted: the share of claimed reads that are equivalent
+    summary["equivalent_when_claimed"] = round(sum(claimed_right) / len(claimed_right), 4) if claimed_right else None
     yield {"type": "maps.ppm_summary", "schema": 1, "n": len(totals["equivalent"]), **summary,
            "equivalent_by_size": {k: [round(sum(v) / len(v), 4), len(v)] for k, v in sorted(by_size.items())}}
 

@@ -1,11 +1,13 @@
 """Random grid circuits by tier, with the validity rules of the MAPS v11 generator.
 
 Each edge draws a kind by weight (outer-ring edges are never open), each element a value, and each
-edge a meter. A draw is rejected when a grid point has fewer than two connections, an element's ends
-merge through wires, a meter conflicts with its edge (wire+U, open+I, V/E/H+U, I/G/F+I), a controlled
-source has no meter of its kind, the circuit has no independent source or falls apart, or its DC operating
-point is not unique: current sources (I/G/F, and capacitors, open at DC) that form a cut set, or voltage
-sources (V/E/H, ammeters, and inductors, shorts at DC) that close a loop.
+edge a meter. Value labels follow the anchor: one draw per circuit decides whether every element shows its
+value or none does (p = `show_p`, 0.8 on medium and v11); `labels="element"` draws it per element instead.
+A draw is rejected when a grid point has fewer than two connections, an element's ends merge through
+wires, a meter conflicts with its edge (wire+U, open+I, V/E/H+U, I/G/F+I), a controlled source has no
+meter of its kind, the circuit has no independent source or falls apart, or its DC operating point is not
+unique: current sources (I/G/F, and capacitors, open at DC) that form a cut set, or voltage sources
+(V/E/H, ammeters, and inductors, shorts at DC) that close a loop.
 """
 
 from __future__ import annotations
@@ -71,19 +73,26 @@ def _sides(tier: Tier, rng: random.Random) -> tuple[int, int]:
     return rows, cols
 
 
-def draw_circuit(tier_name: str, rng: random.Random, max_tries: int = 2000) -> dict:
-    """One valid grid circuit (without id/netlist/image): rows, cols, ground, edges."""
+LABELS = ("circuit", "element")
+
+
+def draw_circuit(tier_name: str, rng: random.Random, max_tries: int = 2000, *, labels: str = "circuit") -> dict:
+    """One valid grid circuit (without id/netlist/image): rows, cols, ground, edges. `labels`: whether the
+    values shown are decided once per circuit (the anchor) or per element."""
     tier = TIERS[tier_name]
+    if labels not in LABELS:
+        raise ValueError(f"labels must be one of {LABELS}, not {labels!r}")
     for _ in range(max_tries):
-        circuit = _draw_once(tier, rng)
+        circuit = _draw_once(tier, rng, labels)
         if circuit is not None and valid(circuit):
             circuit["tier"] = tier_name
             return circuit
     raise RuntimeError(f"no valid {tier_name} circuit in {max_tries} draws")
 
 
-def _draw_once(tier: Tier, rng: random.Random) -> dict | None:
+def _draw_once(tier: Tier, rng: random.Random, labels: str = "circuit") -> dict | None:
     rows, cols = _sides(tier, rng)
+    show_all = rng.random() < tier.show_p  # the anchor's one draw per circuit (use_value_annotation)
     kinds, weights = zip(*[(k, w) for k, w in tier.kinds.items() if w > 0], strict=True)
     edges = []
     for a, b in grid_edges(rows, cols):
@@ -95,7 +104,7 @@ def _draw_once(tier: Tier, rng: random.Random) -> dict | None:
         edge = {"a": list(a), "b": list(b), "kind": kind, "flip": rng.random() < 0.5, "meter": None}
         if kind not in (WIRE, OPEN):
             edge["value"] = draw_value(kind, tier, rng)
-            edge["shown"] = rng.random() < tier.show_p
+            edge["shown"] = show_all if labels == "circuit" else rng.random() < tier.show_p
         edges.append(edge)
     if not _place_meters(edges, tier, rng):
         return None

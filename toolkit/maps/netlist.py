@@ -2,7 +2,9 @@
 
 Cards: `R/C/L/V/I<k> n1 n2 value`, `E/G<k> n+ n- nc+ nc- gain`, `F/H<k> n+ n- VI<m> gain`; a current
 meter is a 0 V source `VI<l>` on a mid node. Measurements live in the `.control` block as
-`print v(a,b) ; measurement of U<l>` and `print i(VI<l>) ; measurement of I<l>`.
+`print v(a,b) ; measurement of U<l>` and `print i(VI<l>) ; measurement of I<l>`. A voltmeter to ground is
+printed as the anchor's generator prints it: `v(n)` (from n to ground) or `-v(n)` (from ground to n); the
+parser reads `-v(n)` as `v(0,n)` and the writer prints `v(0,n)` back as `-v(n)`.
 """
 
 from __future__ import annotations
@@ -77,6 +79,14 @@ class Measure:
         inner = self.expr[2:-1]
         return tuple(p.strip() for p in inner.split(","))
 
+    @property
+    def printed(self) -> str:
+        """The print expression in the anchor's form: a voltage from ground reads `-v(n)`."""
+        nodes = self.nodes
+        if self.expr.startswith("v(") and len(nodes) == 2 and nodes[0] == "0":
+            return f"-v({nodes[1]})"
+        return self.expr
+
 
 @dataclass
 class Netlist:
@@ -102,7 +112,7 @@ class Netlist:
     def text(self, analysis: str = "op") -> str:
         lines = [self.title, *(e.card() for e in self.elements), ".control", analysis]
         for m in self.measures:
-            lines.append(f"print {m.expr} ; measurement of {m.name}")
+            lines.append(f"print {m.printed} ; measurement of {m.name}")
         lines += [".endc", ".end"]
         return "\n".join(lines) + "\n"
 
@@ -192,6 +202,9 @@ def _parse_control(line: str, net: Netlist, where: str) -> None:
         return
     expr = "".join(words[1:]).replace(" ", "")
     m = re.search(r"measurement of\s+(\S+)", comment)
+    negated = re.fullmatch(r"-v\(([^(),]+)\)", expr, re.IGNORECASE)
+    if negated:  # the anchor's voltmeter from ground to n: -v(n) = v(0) - v(n)
+        expr = f"v(0,{negated.group(1)})"
     if not re.fullmatch(r"[vi]\([^()]+\)", expr, re.IGNORECASE):
         raise InputError(f"{where}: field 'print': cannot read '{body.strip()}'")
     name = m.group(1) if m else f"M{len(net.measures) + 1}"

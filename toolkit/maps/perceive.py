@@ -6,13 +6,16 @@ import base64
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from toolkit.core.assets import asset_path
+from toolkit.core.assets import asset_path, given_or_shipped
 from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, read_records
 
 # the default is the shipped reader with the higher measured equivalence (assets/maps/README.md); the learned
 # PPM (assets/maps/ppm) takes over once a longer training makes it read values
 DEFAULT_MODEL = asset_path("maps/ppm-exemplar")
+# the exemplar reader claims a read (parsed: true) only at this confidence or above; chosen on validation
+# circuits (assets/maps/README.md, "Uncertain reads"), not on the seeds its figures are measured on
+MIN_CONFIDENCE = 0.2
 PPM_PROMPT = "Convert the circuit diagram to SPICE code:"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
@@ -20,7 +23,8 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 def image_jobs(source: str, *, skip_bad: bool = False, bad: BadLines | None = None) -> list[tuple[str, Path, str]]:
     """(id, image path, where) for circuit records, one image, or a folder of images. A records file without a
     single maps.circuit (e.g. the questions file) is an error, not an empty run."""
-    path = Path(source)
+    path = given_or_shipped(source) if source != "-" else Path(source)
+    source = str(path) if source != "-" else source
     if source != "-" and path.suffix.lower() in IMAGE_SUFFIXES:
         if not path.is_file():
             raise InputError(f"{path}: no such file")
@@ -49,13 +53,15 @@ def image_jobs(source: str, *, skip_bad: bool = False, bad: BadLines | None = No
 
 
 def perceive_all(jobs: Iterable[tuple[str, Path, str]], *, model: Path | None = None,
-                 llm: str | None = None) -> Iterator[dict]:
+                 llm: str | None = None, min_confidence: float | None = None) -> Iterator[dict]:
     """maps.netlist records; the model directory decides the reader: a learned PPM (ppm.json), an
-    exemplar PPM (exemplars.npz) or any local vision-language model (AutoModelForImageTextToText)."""
+    exemplar PPM (exemplars.npz) or any local vision-language model (AutoModelForImageTextToText).
+    The exemplar reader gives each read a confidence; below `min_confidence` (default: the model's
+    config, else MIN_CONFIDENCE) the record says `parsed: false` while keeping the netlist it read."""
     if llm:
         yield from _perceive_llm(jobs, llm)
         return
-    directory = model or DEFAULT_MODEL
+    directory = given_or_shipped(model) if model else DEFAULT_MODEL
     if not directory.is_dir():
         raise InputError(f"--model {directory}: no such directory")
     from toolkit.maps.ppm_model import is_learned
@@ -66,7 +72,7 @@ def perceive_all(jobs: Iterable[tuple[str, Path, str]], *, model: Path | None = 
         require("ml", "torch", "transformers")
         yield from _perceive_learned(jobs, directory)
     elif (directory / "exemplars.npz").is_file():
-        yield from _perceive_exemplar(jobs, directory)
+        yield from _perceive_exemplar(jobs, directory, min_confidence)
     else:
         yield from _perceive_vlm(jobs, directory)
 
@@ -79,7 +85,9 @@ def _netlist_record(cid: str, image: Path, text: str, parsed: bool, reader: str,
     return rec
 
 
-def _perceive_exemplar(jobs, directory: Path) -> Iterator[dict]:
+def _perceive_exemplar(jobs, directory: Path, min_confidence: float | None) -> Iterator[dict]:
+    import json
+
     from toolkit.maps.circuit import to_netlist
     from toolkit.maps.ppm import load_gray, load_model
 
@@ -87,6 +95,9 @@ def _perceive_exemplar(jobs, directory: Path) -> Iterator[dict]:
         ppm = load_model(directory)
     except ValueError as exc:
         raise InputError(f"--model {exc}") from None
+    if min_confidence is None:
+        min_confidence = float(json.loads((directory / "config.json").read_text()).get("min_confidence",
+                                                                                        MIN_CONFIDENCE))
     for cid, image, where in jobs:
         try:
             gray = load_gray(image)
@@ -94,8 +105,11 @@ def _perceive_exemplar(jobs, directory: Path) -> Iterator[dict]:
             raise InputError(f"{where}: {image}: no such file") from None
         except ValueError as exc:
             raise InputError(f"{where}: {image}: {exc}") from None
-        net = to_netlist(ppm.read(gray), hide_values=True)
-        yield _netlist_record(cid, image, net.text(), True, "exemplar", directory)
+        circuit, confidence = ppm.read_with_confidence(gray)
+        net = to_netlist(circuit, hide_values=True)
+        rec = _netlist_record(cid, image, net.text(), confidence >= min_confidence, "exemplar", directory)
+        rec["confidence"] = round(confidence, 4)
+        yield rec
 
 
 def _perceive_learned(jobs, directory: Path, batch: int = 16) -> Iterator[dict]:
