@@ -137,8 +137,7 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     config = config_class(vocab_size=len(tok), max_position_embeddings=MAX_POSITIONS, tie_word_embeddings=True,
                          num_key_value_heads=MODEL_SHAPE["num_attention_heads"], rope_theta=10000.0,
                          pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
-                         eos_token_id=tok.eos_token_id, **MODEL_SHAPE)
-    config._attn_implementation = "sdpa"
+                         eos_token_id=tok.eos_token_id, attn_implementation="sdpa", **MODEL_SHAPE)
     model = model_class(config)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     budget, step, epoch, log = minutes * 60.0, 0, 0, []  # epoch: passes over the texts begun
