@@ -35,6 +35,11 @@ PerGenOpt = Annotated[int, typer.Option("--per-generator", min=1, help="Candidat
 GensOpt = Annotated[str, typer.Option("--generators", help="Comma list of generators: dc, qp, os.")]
 TempOpt = Annotated[float, typer.Option("--temperature", help="Sampling temperature of the generators.")]
 FixOpt = Annotated[int, typer.Option("--fix-attempts", min=0, help="Query fixer attempts per candidate (0: off).")]
+FixSecondsOpt = Annotated[float, typer.Option(
+    "--fix-seconds", min=0, help="Wall-clock budget of the query fixer per question; no attempt starts after it "
+                                 "(0: unbounded).")]
+MaxTokensOpt = Annotated[int, typer.Option(
+    "--max-tokens", min=16, help="Tokens each generator and fixer answer may take (a per-stage budget).")]
 NoValuesOpt = Annotated[bool, typer.Option("--no-values", help="Skip keyword extraction and value retrieval.")]
 SelOpt = Annotated[str, typer.Option(
     "--selector", help="'llm' (prompted, same --llm), 'llm:URI' (another backend), 'lora:ADAPTER_DIR' (trained "
@@ -48,7 +53,7 @@ EmbedOpt = Annotated[bool, typer.Option("--embed", help="Also re-rank values by 
 
 
 def _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout, row_cap,
-            dialect, cache_dir):
+            dialect, cache_dir, fix_seconds=120.0, max_tokens=1024):
     from toolkit.chase_sql.generators import GENERATORS, GenConfig
     from toolkit.chase_sql.pipeline import PipelineConfig
     from toolkit.core.errors import InputError
@@ -58,8 +63,9 @@ def _config(per_generator, generators, temperature, fix_attempts, no_values, sel
     if bad or not gens:
         raise InputError(f"--generators {generators}: expected a comma list of {', '.join(GENERATORS)}")
     return PipelineConfig(
-        gen=GenConfig(per_generator=per_generator, generators=gens, temperature=temperature),
-        fix_attempts=fix_attempts, use_values=not no_values, both_orders=not one_order,
+        gen=GenConfig(per_generator=per_generator, generators=gens, temperature=temperature, max_tokens=max_tokens),
+        fix_attempts=fix_attempts, fix_seconds=fix_seconds or None, use_values=not no_values,
+        both_orders=not one_order,
         selection="self-consistency" if selector == "self-consistency" else "tournament",
         timeout=timeout, row_cap=row_cap, dialect=dialect, cache_dir=cache_dir)
 
@@ -113,6 +119,8 @@ def ask(
     generators: GensOpt = "dc,qp,os",
     temperature: TempOpt = 0.8,
     fix_attempts: FixOpt = 3,
+    fix_seconds: FixSecondsOpt = 120.0,
+    max_tokens: MaxTokensOpt = 1024,
     no_values: NoValuesOpt = False,
     selector: SelOpt = "llm",
     one_order: OneOrderOpt = False,
@@ -136,7 +144,7 @@ def ask(
     if not db.is_file():
         raise InputError(f"{db}: no such database file")
     cfg = _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout,
-                  row_cap, dialect, cache_dir)
+                  row_cap, dialect, cache_dir, fix_seconds, max_tokens)
     backend = make_llm(llm, record)
     res = Resources(cfg, embed=_embedder(embed))
     rec = answer(backend, make_selector(selector, backend), res, db_path=db, question=question, evidence=evidence,
@@ -179,6 +187,8 @@ def run(
     generators: GensOpt = "dc,qp,os",
     temperature: TempOpt = 0.8,
     fix_attempts: FixOpt = 3,
+    fix_seconds: FixSecondsOpt = 120.0,
+    max_tokens: MaxTokensOpt = 1024,
     no_values: NoValuesOpt = False,
     selector: SelOpt = "llm",
     one_order: OneOrderOpt = False,
@@ -207,7 +217,7 @@ def run(
 
     require("sql")
     cfg = _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout,
-                  row_cap, dialect, cache_dir)
+                  row_cap, dialect, cache_dir, fix_seconds, max_tokens)
     ds = load_dataset(data, split, limit)
     done = existing_keys(out, lambda r: r["qid"]) if resume else set()
     todo = [e for e in ds.examples if e.qid not in done]
