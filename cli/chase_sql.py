@@ -444,9 +444,13 @@ def train_generator(
     copy_head: Annotated[bool, typer.Option("--copy-head", help="Give the model a copy head (pointer-generator): "
                                                                 "it can emit a token by pointing at its prompt, "
                                                                 "the way unseen names reach the SQL.")] = False,
+    init: Annotated[Path | None, typer.Option("--init", help="Continue a generator saved by an earlier run (its "
+                                                             "tokenizer, template and weights): training in "
+                                                             "chunks.")] = None,
     seed: SeedOpt = None,
 ):
-    """Train the small SQL generator from scratch (a Llama config) on every pipeline stage of training worlds.
+    """Train the small SQL generator from scratch (a Llama config), or continue one (--init), on every pipeline
+    stage of training worlds.
 
     Example: reason chase-sql train-generator worlds/train --out sqlgen --minutes 25
     """
@@ -460,9 +464,11 @@ def train_generator(
         raise InputError(f"--schema {schema}: expected one of {', '.join(TEMPLATES)}")
     require("sql")
     require("ml", "torch", "transformers")
+    if init is not None and not (init / "config.json").is_file():
+        raise InputError(f"--init {init}: not a generator directory (no config.json)")
     summary = train(worlds, out, minutes=minutes, seed=seed_or_global(seed), vocab_size=vocab_size, lr=lr,
                     batch_tokens=batch_tokens, copy_drills=copy_drills, schema=schema,
-                    copy_head=copy_head)
+                    copy_head=copy_head, init=init)
     with open_writer(None) as writer:
         writer.write(make_record("sql.generator_training", out=str(out), **{k: v for k, v in summary.items()
                                                                            if k != "log"}))
