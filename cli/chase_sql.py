@@ -35,6 +35,11 @@ PerGenOpt = Annotated[int, typer.Option("--per-generator", min=1, help="Candidat
 GensOpt = Annotated[str, typer.Option("--generators", help="Comma list of generators: dc, qp, os.")]
 TempOpt = Annotated[float, typer.Option("--temperature", help="Sampling temperature of the generators.")]
 FixOpt = Annotated[int, typer.Option("--fix-attempts", min=0, help="Query fixer attempts per candidate (0: off).")]
+FixSecondsOpt = Annotated[float, typer.Option(
+    "--fix-seconds", min=0, help="Wall-clock budget of the query fixer per question; no attempt starts after it "
+                                 "(0: unbounded).")]
+MaxTokensOpt = Annotated[int, typer.Option(
+    "--max-tokens", min=16, help="Tokens each generator and fixer answer may take (a per-stage budget).")]
 NoValuesOpt = Annotated[bool, typer.Option("--no-values", help="Skip keyword extraction and value retrieval.")]
 SelOpt = Annotated[str, typer.Option(
     "--selector", help="'llm' (prompted, same --llm), 'llm:URI' (another backend), 'lora:ADAPTER_DIR' (trained "
@@ -48,7 +53,7 @@ EmbedOpt = Annotated[bool, typer.Option("--embed", help="Also re-rank values by 
 
 
 def _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout, row_cap,
-            dialect, cache_dir):
+            dialect, cache_dir, fix_seconds=120.0, max_tokens=1024):
     from toolkit.chase_sql.generators import GENERATORS, GenConfig
     from toolkit.chase_sql.pipeline import PipelineConfig
     from toolkit.core.errors import InputError
@@ -58,8 +63,9 @@ def _config(per_generator, generators, temperature, fix_attempts, no_values, sel
     if bad or not gens:
         raise InputError(f"--generators {generators}: expected a comma list of {', '.join(GENERATORS)}")
     return PipelineConfig(
-        gen=GenConfig(per_generator=per_generator, generators=gens, temperature=temperature),
-        fix_attempts=fix_attempts, use_values=not no_values, both_orders=not one_order,
+        gen=GenConfig(per_generator=per_generator, generators=gens, temperature=temperature, max_tokens=max_tokens),
+        fix_attempts=fix_attempts, fix_seconds=fix_seconds or None, use_values=not no_values,
+        both_orders=not one_order,
         selection="self-consistency" if selector == "self-consistency" else "tournament",
         timeout=timeout, row_cap=row_cap, dialect=dialect, cache_dir=cache_dir)
 
@@ -113,6 +119,8 @@ def ask(
     generators: GensOpt = "dc,qp,os",
     temperature: TempOpt = 0.8,
     fix_attempts: FixOpt = 3,
+    fix_seconds: FixSecondsOpt = 120.0,
+    max_tokens: MaxTokensOpt = 1024,
     no_values: NoValuesOpt = False,
     selector: SelOpt = "llm",
     one_order: OneOrderOpt = False,
@@ -136,7 +144,7 @@ def ask(
     if not db.is_file():
         raise InputError(f"{db}: no such database file")
     cfg = _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout,
-                  row_cap, dialect, cache_dir)
+                  row_cap, dialect, cache_dir, fix_seconds, max_tokens)
     backend = make_llm(llm, record)
     res = Resources(cfg, embed=_embedder(embed))
     rec = answer(backend, make_selector(selector, backend), res, db_path=db, question=question, evidence=evidence,
@@ -179,6 +187,8 @@ def run(
     generators: GensOpt = "dc,qp,os",
     temperature: TempOpt = 0.8,
     fix_attempts: FixOpt = 3,
+    fix_seconds: FixSecondsOpt = 120.0,
+    max_tokens: MaxTokensOpt = 1024,
     no_values: NoValuesOpt = False,
     selector: SelOpt = "llm",
     one_order: OneOrderOpt = False,
@@ -207,7 +217,7 @@ def run(
 
     require("sql")
     cfg = _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout,
-                  row_cap, dialect, cache_dir)
+                  row_cap, dialect, cache_dir, fix_seconds, max_tokens)
     ds = load_dataset(data, split, limit)
     done = existing_keys(out, lambda r: r["qid"]) if resume else set()
     todo = [e for e in ds.examples if e.qid not in done]
@@ -434,9 +444,13 @@ def train_generator(
     copy_head: Annotated[bool, typer.Option("--copy-head", help="Give the model a copy head (pointer-generator): "
                                                                 "it can emit a token by pointing at its prompt, "
                                                                 "the way unseen names reach the SQL.")] = False,
+    init: Annotated[Path | None, typer.Option("--init", help="Continue a generator saved by an earlier run (its "
+                                                             "tokenizer, template and weights): training in "
+                                                             "chunks.")] = None,
     seed: SeedOpt = None,
 ):
-    """Train the small SQL generator from scratch (a Llama config) on every pipeline stage of training worlds.
+    """Train the small SQL generator from scratch (a Llama config), or continue one (--init), on every pipeline
+    stage of training worlds.
 
     Example: reason chase-sql train-generator worlds/train --out sqlgen --minutes 25
     """
@@ -450,9 +464,11 @@ def train_generator(
         raise InputError(f"--schema {schema}: expected one of {', '.join(TEMPLATES)}")
     require("sql")
     require("ml", "torch", "transformers")
+    if init is not None and not (init / "config.json").is_file():
+        raise InputError(f"--init {init}: not a generator directory (no config.json)")
     summary = train(worlds, out, minutes=minutes, seed=seed_or_global(seed), vocab_size=vocab_size, lr=lr,
                     batch_tokens=batch_tokens, copy_drills=copy_drills, schema=schema,
-                    copy_head=copy_head)
+                    copy_head=copy_head, init=init)
     with open_writer(None) as writer:
         writer.write(make_record("sql.generator_training", out=str(out), **{k: v for k, v in summary.items()
                                                                            if k != "log"}))

@@ -3,7 +3,7 @@ from toolkit.chase_sql.executor import ExecResult, Executor
 from toolkit.chase_sql.fixer import fix_query
 from toolkit.chase_sql.prompts import fix_prompt
 from toolkit.chase_sql.schema import load_schema
-from toolkit.chase_sql.selection import LLMSelector, clusters, self_consistency, tournament
+from toolkit.chase_sql.selection import TIE, LLMSelector, clusters, self_consistency, tournament
 from toolkit.core.llm import Completion, from_uri, write_exchange
 
 Q = "How many members live in Hamburg?"
@@ -95,3 +95,19 @@ def test_llm_selector_caches_and_parses(tmp_path):
     assert sel.choose("s", "q", "", "SELECT 1", R((1,)), "SELECT 2", R((2,))) == "B"
     assert sel.choose("s", "q", "", "SELECT 1", R((1,)), "SELECT 2", R((2,))) == "B"
     assert len(asked) == 1 and "Result A: columns" in asked[0] and "Candidate B:\n```sql\nSELECT 2" in asked[0]
+
+
+def test_unparsable_selector_reply_is_a_tie_not_a():
+    class Mumble:
+        def complete(self, messages, **kw):
+            return Completion(["I cannot tell"])
+
+    sel = LLMSelector(Mumble())
+    assert sel.choose("s", "q", "", "SELECT 1", R((1,)), "SELECT 2", R((2,))) == TIE
+    ids = clusters([R((1,)), R((2,)), R((2,))])
+    # candidates 1 and 2 agree (+1 to 1); every A/B question is a tie, so position gives nothing
+    tour = tournament(ids, lambda a, b: sel.choose("s", "q", "", str(a), R((a,)), str(b), R((b,))))
+    assert tour.scores == [0, 1, 0] and tour.winner == 1 and tour.comparisons == 4
+    # the old reading (an unparsable reply counted as "A") would have rewarded whichever came first
+    biased = tournament(ids, lambda a, b: "A")
+    assert biased.scores[0] == 2

@@ -144,6 +144,16 @@ def test_copy_head_generator_is_served_by_hf_and_its_trunk_trains_a_selector(rea
     assert json.loads(run.stdout)["copy_head"] is True
     assert json.loads((out / "config.json").read_text())["model_type"] == "copy_llama"
     assert type(from_uri(f"hf:{out}").model).__name__ == "CopyLlamaForCausalLM"
+    # a second chunk continues the first: same tokenizer and template, the copy head kept, its weights moved on
+    more = reason("chase-sql", "train-generator", str(small_world), "-o", str(tmp_path / "gen2"), "--minutes",
+                  "0.05", "--batch-tokens", "1500", "--init", str(out))
+    assert more.returncode == 0, more.stderr
+    chunk = json.loads(more.stdout)
+    assert chunk["copy_head"] is True and chunk["schema_format"] == "compact" and chunk["init"] == str(out)
+    assert (tmp_path / "gen2" / "tokenizer.json").read_text() == (out / "tokenizer.json").read_text()
+    bad_init = reason("chase-sql", "train-generator", str(small_world), "-o", str(tmp_path / "x"), "--init",
+                      str(tmp_path / "nothing"))
+    assert bad_init.returncode == 2 and "--init" in bad_init.stderr
     lines = (ROOT / "assets" / "chase_sql" / "selector-test-pairs.jsonl").read_text().splitlines()[:12]
     train_pairwise([json.loads(x) for x in lines], out, tmp_path / "sel", minutes=0.02, batch=4, max_length=128)
     assert json.loads((tmp_path / "sel" / "config.json").read_text())["model_type"] == "llama"

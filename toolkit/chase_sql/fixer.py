@@ -1,7 +1,9 @@
-"""Query fixer: a candidate that fails or returns nothing is re-prompted with the feedback, up to 3 times."""
+"""Query fixer: a candidate that fails or returns nothing is re-prompted with the feedback, up to 3 times,
+within a wall-clock budget per question (no attempt starts once it is spent)."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from toolkit.chase_sql.context import QuestionContext
@@ -28,24 +30,33 @@ class Fixed:
     sql: str
     result: ExecResult
     attempts: list[dict] = field(default_factory=list)
+    stopped: str | None = None  # why the fixer stopped before its attempts ran out
 
 
 def fix_query(llm, executor: Executor, db_path, ctx: QuestionContext, sql: str, result: ExecResult, *,
-              max_attempts: int = 3, max_tokens: int = 1024) -> Fixed:
+              max_attempts: int = 3, max_tokens: int = 1024, seconds: float | None = None) -> Fixed:
     return fix_queries(llm, executor, db_path, ctx, [(sql, result)], max_attempts=max_attempts,
-                       max_tokens=max_tokens)[0]
+                       max_tokens=max_tokens, seconds=seconds)[0]
 
 
 def fix_queries(llm, executor: Executor, db_path, ctx: QuestionContext, items: list[tuple[str, ExecResult]], *,
-                max_attempts: int = 3, max_tokens: int = 1024) -> list[Fixed]:
+                max_attempts: int = 3, max_tokens: int = 1024, seconds: float | None = None,
+                clock=time.monotonic) -> list[Fixed]:
     """Fix every (sql, result) of one question. Each attempt is one batch over the candidates still failing;
-    identical failing queries share one request (the fixer decodes greedily, so they would get one answer)."""
+    identical failing queries share one request (the fixer decodes greedily, so they would get one answer).
+    With `seconds`, no attempt starts after that many seconds have passed since the first began; a candidate
+    that an unspent attempt would have re-prompted keeps its last query and says why (`stopped`)."""
+    start = clock()
     schema = (ctx.filtered or ctx.schema).render()
     values = ctx.values_text()
     fixed = [Fixed(sql, result) for sql, result in items]
     active = [i for i, f in enumerate(fixed) if needs_fix(f.result)]
     for _ in range(max_attempts):
         if not active:
+            break
+        if seconds is not None and clock() - start >= seconds:
+            for i in active:
+                fixed[i].stopped = f"fixer time budget of {seconds:g} s spent"
             break
         notes = {i: feedback(fixed[i].result) for i in active}
         keys = list(dict.fromkeys((fixed[i].sql, notes[i]) for i in active))

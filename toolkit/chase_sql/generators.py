@@ -36,13 +36,13 @@ class Draft:
     raw: str
 
 
-def synthetic_examples(llm, ctx: QuestionContext, k: int) -> list[dict]:
+def synthetic_examples(llm, ctx: QuestionContext, k: int, max_tokens: int = 1024) -> list[dict]:
     """Examples for the full schema (common SQL features) and for the filtered columns."""
     full = llm.complete(synth_prompt(ctx.schema.render(), k, SQL_FEATURES, "all tables"), n=1,
-                        temperature=0.0, max_tokens=1024).text
+                        temperature=0.0, max_tokens=max_tokens).text
     filtered_schema = (ctx.filtered or ctx.schema).render()
     part = llm.complete(synth_prompt(filtered_schema, k, SQL_FEATURES[:4], "the columns relevant to a question"),
-                        n=1, temperature=0.0, max_tokens=1024).text
+                        n=1, temperature=0.0, max_tokens=max_tokens).text
     examples = parse_examples(full) + parse_examples(part)
     seen, out = set(), []
     for e in examples:
@@ -58,7 +58,7 @@ def generate(llm, ctx: QuestionContext, config: GenConfig, seed: int) -> list[Dr
     values = ctx.values_text()
     examples: list[dict] = []
     if "os" in config.generators:
-        examples = synthetic_examples(llm, ctx, config.synthetic_examples)
+        examples = synthetic_examples(llm, ctx, config.synthetic_examples, config.max_tokens)
     slots, requests = [], []
     for gen in config.generators:
         for k in range(config.per_generator):

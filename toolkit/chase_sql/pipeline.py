@@ -22,6 +22,7 @@ PREDICTION = "sql.prediction"
 class PipelineConfig:
     gen: GenConfig = field(default_factory=GenConfig)
     fix_attempts: int = 3
+    fix_seconds: float | None = 120.0  # wall-clock budget of the fixer per question (None: unbounded)
     use_values: bool = True
     both_orders: bool = True
     selection: str = "tournament"  # or "self-consistency"
@@ -87,12 +88,14 @@ def answer(llm, selector, res: Resources, *, db_path: Path, question: str, evide
     drafts = generate(llm, ctx, cfg.gen, seed)
     first = [res.executor.run(db_path, d.sql) for d in drafts]
     fixes = fix_queries(llm, res.executor, db_path, ctx, [(d.sql, r) for d, r in zip(drafts, first, strict=True)],
-                        max_attempts=cfg.fix_attempts)
+                        max_attempts=cfg.fix_attempts, max_tokens=cfg.gen.max_tokens, seconds=cfg.fix_seconds)
     candidates, results = [], []
     for d, fixed in zip(drafts, fixes, strict=True):
         results.append(fixed.result)
         candidates.append({"generator": d.generator, "sample": d.sample, "draft": d.sql, "sql": fixed.sql,
                            "fixes": fixed.attempts, "result": fixed.result.to_json(max_rows=3)})
+        if fixed.stopped:
+            candidates[-1]["fix_stopped"] = fixed.stopped
     cluster_ids = clusters(results)
     sc = self_consistency(cluster_ids)
 

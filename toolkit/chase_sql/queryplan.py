@@ -25,11 +25,41 @@ _RULES = [
 ]
 
 
+def table_aliases(sql: str) -> dict[str, str]:
+    """alias (lower case) -> real table name; SQLite's plan names a table by its alias when it has one."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except sqlglot.errors.SqlglotError:
+        return {}
+    return {t.alias.lower(): t.name for t in tree.find_all(exp.Table) if t.alias and t.name}
+
+
+def has_limit(sql: str) -> bool:
+    """Whether the query itself says LIMIT (SQLite also counts down for the implicit LIMIT 1 of a scalar
+    subquery and for EXISTS, which must not read as a LIMIT of the query)."""
+    import sqlglot
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(sql, read="sqlite")
+    except sqlglot.errors.SqlglotError:
+        return bool(re.search(r"\bLIMIT\b", sql, re.IGNORECASE))
+    return any(True for _ in tree.find_all(exp.Limit))
+
+
 def plan_rows(conn: sqlite3.Connection, sql: str) -> list[tuple[int, int, str]]:
     return [(r[0], r[1], r[3]) for r in conn.execute("EXPLAIN QUERY PLAN " + sql).fetchall()]
 
 
-def describe(detail: str) -> str:
+_TABLE_AFTER = re.compile(r"^((?:SCAN|SEARCH) (?:TABLE )?)(\w+)( AS \w+)?")
+
+
+def describe(detail: str, aliases: dict[str, str] | None = None) -> str:
+    if aliases:  # "SCAN T1" -> "SCAN books": the step names the table, not the query's alias
+        detail = _TABLE_AFTER.sub(lambda m: m.group(1) + aliases.get(m.group(2).lower(), m.group(2)), detail)
     for pattern, render in _RULES:
         m = pattern.match(detail)
         if m:
@@ -40,18 +70,19 @@ def describe(detail: str) -> str:
 def render_plan(conn: sqlite3.Connection, sql: str) -> str:
     """Numbered steps, nested steps indented under their parent, plus what the final SELECT returns."""
     rows = plan_rows(conn, sql)
+    aliases = table_aliases(sql)
     depth = {0: -1}
     lines = []
     for node, parent, detail in rows:
         depth[node] = depth.get(parent, -1) + 1
-        lines.append("  " * depth[node] + f"{len(lines) + 1}. {describe(detail)}")
+        lines.append("  " * depth[node] + f"{len(lines) + 1}. {describe(detail, aliases)}")
     ops = [r[1] for r in conn.execute("EXPLAIN " + sql).fetchall()]
     extra = []
     if "AggStep" in ops or "AggStep1" in ops:
         extra.append("accumulate the aggregate functions")
     if any(op in ops for op in ("Lt", "Le", "Gt", "Ge", "Eq", "Ne")):
         extra.append("compare column values against the conditions")
-    if "DecrJumpZero" in ops:
+    if has_limit(sql):
         extra.append("stop once the LIMIT is reached")
     for step in extra:
         lines.append(f"{len(lines) + 1}. {step}")

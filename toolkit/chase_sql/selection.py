@@ -2,7 +2,8 @@
 
 Tournament (the paper's selection algorithm): every pair (i < j) of candidates is compared;
 if both give the same result, candidate i gets +1; otherwise the binary selector is asked
-with the pair in both orders (A=i,B=j and A=j,B=i) and each answer gives +1 to its pick.
+with the pair in both orders (A=i,B=j and A=j,B=i) and each answer gives +1 to its pick; a reply
+that names neither is a tie and gives no point.
 The candidate with the highest score wins (ties: the earlier candidate).
 """
 
@@ -65,7 +66,8 @@ def self_consistency(cluster_ids: Sequence[int]) -> int:
     return list(cluster_ids).index(best)
 
 
-Choose = Callable[[int, int], str]  # (index A, index B) -> "A" or "B"
+TIE = "tie"  # the selector's reply named neither candidate: no point to either (no position bias)
+Choose = Callable[[int, int], str]  # (index A, index B) -> "A", "B" or TIE
 
 
 @dataclass
@@ -93,8 +95,8 @@ def tournament(cluster_ids: Sequence[int], choose: Choose, both_orders: bool = T
             for a, b in orders:
                 pick = choose(a, b)
                 asked += 1
-                winner = a if pick == "A" else b
-                scores[winner] += 1
+                if pick in ("A", "B"):
+                    scores[a if pick == "A" else b] += 1
                 votes.append({"a": a, "b": b, "pick": pick})
     best = max(live, key=lambda k: (scores[k], -k))
     return Tournament(scores, best, asked, votes)
@@ -114,5 +116,5 @@ class LLMSelector:
         if key not in self._cache:
             msgs = select_prompt(schema, question, evidence, sql_a, result_text(res_a), sql_b, result_text(res_b))
             text = self.llm.complete(msgs, n=1, temperature=0.0, max_tokens=self.max_tokens).text
-            self._cache[key] = parse_choice(text) or "A"
+            self._cache[key] = parse_choice(text) or TIE
         return self._cache[key]

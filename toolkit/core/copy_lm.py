@@ -92,10 +92,13 @@ def _classes() -> tuple[type, type]:
             return torch.log(gate * vocab.exp() + (1 - gate) * copied + 1e-9)
 
         def decode(self, input_ids, attention_mask, max_new_tokens: int, temperature: float = 0.0,
-                   seeds: list[int] | None = None, eos_token_id: int | None = None):
+                   seeds: list[int] | None = None, eos_token_id: int | None = None, repeat_window: int = 48):
             """New tokens for a left-padded batch, with a KV cache: (tokens (b, steps), log p of each); rows
             that ended hold `eos_token_id` after it. Greedy at temperature 0; else row r samples with a
-            generator seeded by seeds[r]. A row that ends leaves the batch, so a long one runs alone."""
+            generator seeded by seeds[r]. A row that ends leaves the batch, so a long one runs alone.
+            A row whose last `repeat_window` tokens repeat one short unit (`athletetetete...`, `Guin Guin Guin`)
+            ends there: a small model in such a loop never leaves it, and would hold the batch to max_new_tokens
+            (0: never stop early)."""
             import torch
 
             b, dev = input_ids.shape[0], input_ids.device
@@ -120,8 +123,10 @@ def _classes() -> tuple[type, type]:
                 else:  # Gumbel-max on each row's own stream
                     u = torch.stack([torch.rand(logp.shape[1], generator=g, device=dev) for g in rngs])
                     nxt = (logp / temperature - torch.log(-torch.log(u.clamp(1e-12, 1.0)))).argmax(-1)
-                tokens[live, step] = nxt
                 scores[live, step] = logp.gather(1, nxt[:, None])[:, 0]
+                if eos_token_id is not None and repeat_window and step >= repeat_window + REPEAT_UNIT:
+                    nxt = torch.where(_looping(tokens[live, : step], nxt, repeat_window), eos_token_id, nxt)
+                tokens[live, step] = nxt
                 steps = step + 1
                 if eos_token_id is not None and bool((nxt == eos_token_id).any()):
                     going = (nxt != eos_token_id).nonzero()[:, 0]
@@ -153,6 +158,21 @@ def _classes() -> tuple[type, type]:
             return CausalLMOutputWithPast(loss=loss, logits=logits)
 
     return CopyLlamaConfig, CopyLlamaForCausalLM
+
+
+REPEAT_UNIT = 8  # the longest repeating unit (in tokens) that counts as a loop
+
+
+def _looping(previous, nxt, window: int):
+    """(rows,) bool: the last `window` tokens, `nxt` included, repeat a unit of at most REPEAT_UNIT tokens."""
+    import torch
+
+    seq = torch.cat([previous, nxt[:, None]], dim=1)
+    tail = seq[:, -window:]
+    hit = torch.zeros(seq.shape[0], dtype=torch.bool, device=seq.device)
+    for unit in range(1, REPEAT_UNIT + 1):
+        hit |= (tail == seq[:, -window - unit: seq.shape[1] - unit]).all(dim=1)
+    return hit
 
 
 def __getattr__(name: str):  # CopyLlamaConfig, CopyLlamaForCausalLM without importing transformers at start-up

@@ -114,7 +114,10 @@ def take_step(model, opt, loss, step: int, epoch: int, t0: float, log: list[dict
 
 def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int = 0, vocab_size: int = 2000,
                     lr: float = 2e-3, batch_tokens: int = 4000, copy_drills: bool = False,
-                    schema: str = "full", copy_head: bool = False) -> dict:
+                    schema: str = "full", copy_head: bool = False, init: Path | None = None) -> dict:
+    """Train from scratch, or with `init` continue a generator saved by an earlier chunk: its tokenizer, chat
+    template, shape and weights are kept (the optimizer starts afresh with its warm-up), so a long training runs
+    as a chain of chunks, `--init` of each the `--out` of the one before."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
@@ -125,7 +128,14 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     rng = random.Random(seed)
     start = time.time()
     texts = [t for i, w in enumerate(worlds) for t in world_texts(w, seed + i)]
-    tok = build_tokenizer([_plain_render(t) for t in texts], vocab_size, schema)
+    if init is not None:
+        from transformers import AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(init)
+        copy_head = json.loads((init / "config.json").read_text()).get("model_type") == "copy_llama"
+        schema = next((k for k, v in TEMPLATES.items() if v == tok.chat_template), "custom")
+    else:
+        tok = build_tokenizer([_plain_render(t) for t in texts], vocab_size, schema)
     prompts = [render(tok, t) for t in texts]
     speller = Speller(tok)
     lengths = [len(speller.encode(p, t.target, None)[0]) for p, t in zip(prompts, texts, strict=True)]
@@ -137,9 +147,8 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     config = config_class(vocab_size=len(tok), max_position_embeddings=MAX_POSITIONS, tie_word_embeddings=True,
                          num_key_value_heads=MODEL_SHAPE["num_attention_heads"], rope_theta=10000.0,
                          pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id,
-                         eos_token_id=tok.eos_token_id, **MODEL_SHAPE)
-    config._attn_implementation = "sdpa"
-    model = model_class(config)
+                         eos_token_id=tok.eos_token_id, attn_implementation="sdpa", **MODEL_SHAPE)
+    model = model_class.from_pretrained(init, attn_implementation="sdpa") if init is not None else model_class(config)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     budget, step, epoch, log = minutes * 60.0, 0, 0, []  # epoch: passes over the texts begun
     t0 = time.time()
@@ -166,7 +175,8 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
     tok.save_pretrained(out)
     summary = {"worlds": [str(w) for w in worlds], "texts": len(texts), "minutes": minutes, "steps": step,
                "epochs_started": epoch, "texts_used": len(texts), "copy_drills": copy_drills,
-               "copy_head": copy_head, "schema_format": schema, "seed": seed, "lr": lr,
+               "copy_head": copy_head, "schema_format": schema, "init": str(init) if init else None,
+               "seed": seed, "lr": lr,
                "batch_tokens": batch_tokens, "lm_weight": LM_WEIGHT,
                "vocab_size": len(tok), "params": sum(p.numel() for p in model.parameters()),
                "train_seconds": round(time.time() - t0, 1), "log": log}
