@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -117,6 +118,25 @@ def test_planner_stand_in_is_labelled(reason, scenes):
     assert res.returncode == 0 and all(c["backend"] == "stand-in" for c in chains)
     assert chains[1]["answer"] == _records((scenes / "items.jsonl").read_text())[1]["answer"]
     assert "pipeline demo, not a model result" in res.stderr
+
+
+def test_synth_export_writes_every_zoom_as_the_official_call(reason, scenes, tmp_path):
+    """The model-facing conversations of planned zoom paths carry `CROP_AND_ZOOMIN([[...]], 2)`, state the answer
+    once, and never name internal images; paths the grammar cannot write (a second crop on the scene while the
+    first crop is shown) are reported."""
+    if shutil.which("tesseract") is None:
+        pytest.skip("tesseract is not installed")
+    out = tmp_path / "syn"
+    res = reason("cogcom", "synth", "--items", str(scenes / "items.jsonl"), "--llm", "py:toolkit.cogcom.planner:plan",
+                 "--out", str(out), "--export", "llava", str(out / "llava.json"))
+    assert res.returncode == 0, res.stderr
+    records = json.loads((out / "llava.json").read_text())
+    assert records and "exported" in res.stderr
+    for record in records:
+        gpt = [t["value"] for t in record["conversations"] if t["from"] == "gpt"]
+        assert all(re.search(r"CROP_AND_ZOOMIN\(\[\[\d{3},\d{3},\d{3},\d{3}\]\], 2\)", g) for g in gpt[:-1])
+        assert " ".join(gpt).count("answer is") == 1 and not re.search(r"img_\d+ \(\d+x\d+\)", " ".join(gpt))
+        assert sum(t["value"].count("<image>") for t in record["conversations"]) == len(record["images"])
 
 
 def _in_process(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
