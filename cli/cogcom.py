@@ -354,6 +354,8 @@ def train(
     epochs: Annotated[float, typer.Option(help="Passes over the training turns (if the cap allows).")] = 4.0,
     lr: Annotated[float, typer.Option(help="Peak learning rate.")] = 1e-3,
     batch_size: Annotated[int, typer.Option(help="Turns per step.")] = 16,
+    chunk_minutes: Annotated[float | None, typer.Option(help="Stop after this long (checkpointed) without fitting "
+                                                        "the schedule to it; --resume runs the next chunk.")] = None,
     seed: SeedOpt = None, resume: ResumeOpt = False,
 ):
     """Teach a tiny model the synthesized read chains as the runtime plays them (coarse crop, fine crop, OCR,
@@ -373,5 +375,6 @@ def train(
     tree_map = {t["id"]: t for t in read_records(trees, types=["cogcom.tree"], required=("id", "nodes"))}
     writer = RecordWriter(None)
     summary = train_model(item_list, tree_map, str(model), str(out), minutes=minutes, epochs=epochs, lr=lr,
-                          batch_size=batch_size, seed=seed_or_global(seed), resume=resume, writer=writer)
+                          batch_size=batch_size, seed=seed_or_global(seed), resume=resume, writer=writer,
+                          chunk_minutes=chunk_minutes)
     writer.write(make_record("cogcom.train", **summary))

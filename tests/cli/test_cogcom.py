@@ -245,3 +245,11 @@ def test_tiny_train_solve_with_the_model(reason, scenes, tmp_path, capsys, monke
     assert not solved and chain["policy"] == "vlm" and sum(t["role"] == "assistant" for t in chain["turns"]) == 1
     score = run("eval", "--pred", str(tmp_path / "chains.jsonl"), "--gold", items)[0]
     assert score["crop_iou"]["read"]["n"] == 1 and 0.0 <= score["crop_iou"]["read"]["mean"] <= 1.0
+    # resumable chunks: a chunk stops early without shrinking the schedule, and --resume runs the next one
+    chunk = ["train", "--items", items, "--trees", str(tmp_path / "syn" / "trees.jsonl"), "--model",
+             str(tmp_path / "tiny"), "--out", str(tmp_path / "chunked"), "--epochs", "3", "--batch-size", "4",
+             "--chunk-minutes", "0"]
+    first = run(*chunk)[-1]
+    second = run(*chunk, "--resume")[-1]
+    assert first["steps"] == 1 and second["steps"] == 2
+    assert first["scheduled_steps"] == second["scheduled_steps"] == summary["scheduled_steps"] * 3 > 2
