@@ -132,7 +132,10 @@ def solve(
     model: Annotated[Path | None, typer.Option("--model", help="A local image-text-to-text model folder.")] = None,
     execute: Annotated[str, typer.Option("--execute", help="all (run every call) or images (CROP_AND_ZOOMIN only).")]
     = "all",
-    max_turns: Annotated[int, typer.Option("--max-turns", help="Most model replies per question.")] = 10,
+    max_turns: Annotated[int, typer.Option("--max-turns", help="Most model replies per question (official: 11).")]
+    = 11,
+    zoom: Annotated[str, typer.Option("--zoom", help="The fixed chain's CROP_AND_ZOOMIN factor: 2 (official) or "
+                                      "auto (fill the budget, x2..x4; not in the official grammar).")] = "2",
     budget: BudgetOpt = 448, grounder: GrounderOpt = "cv", ocr: OcrOpt = "tesseract",
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the first N items.")] = None,
     out: OutOpt = None, resume: ResumeOpt = False, skip_bad: SkipBadOpt = False, seed: SeedOpt = None,
@@ -150,6 +153,8 @@ def solve(
     if execute not in ("all", "images"):
         raise InputError(f"--execute {execute}: expected all or images")
     _check_budget(budget)
+    if zoom not in ("2", "auto"):
+        raise InputError(f"--zoom {zoom}: expected 2 or auto")
     if max_turns < 1:
         raise InputError(f"--max-turns {max_turns}: must be at least 1")
     if resume and out is None:
@@ -171,7 +176,7 @@ def solve(
                 continue
             picture = load_image(item["image_path"], f"item {item['id']}")
             result = solve_item(item, picture, policy, grounder=ground_fn, reader=read_fn, budget=budget,
-                                llm=backend, execute=execute, max_turns=max_turns)
+                                llm=backend, execute=execute, max_turns=max_turns, zoom=zoom)
             writer.write(make_record("cogcom.chain", **result, budget=budget))
     if backend is not None:
         report_usage(backend)
@@ -199,7 +204,7 @@ def synth(
     Example: reason cogcom synth --items d/items.jsonl --llm py:toolkit.cogcom.planner:plan --out syn
     --export llava syn/llava.json
     """
-    from toolkit.cogcom.export import export_chain
+    from toolkit.cogcom.export import Unexportable, export_chain
     from toolkit.cogcom.images import load_image
     from toolkit.cogcom.items import read_items
     from toolkit.cogcom.synth import Rules, maximal, pick_demos, synth_item
@@ -219,7 +224,7 @@ def synth(
     rules = Rules(official_ocr=official_ocr, trust_final=trust_final_step)
     rng = random.Random(seed_or_global(seed))
     shown = pick_demos(demo_list, shots, seed_or_global(seed))
-    bad, trees, exported = BadLines(), [], []
+    bad, trees, exported, refused = BadLines(), [], [], {}
     out.mkdir(parents=True, exist_ok=True)
     with open_writer(out / "trees.jsonl") as tree_writer, open_writer(out / "chains.jsonl") as chain_writer:
         for item in read_items(items, skip_bad, bad):
@@ -233,11 +238,17 @@ def synth(
             if export is not None:
                 rel = os.path.relpath(Path(item["image_path"]).resolve(), export[1].parent.resolve())
                 for j in maximal(tree["paths"]):
-                    exported.append(export_chain(tree, tree["paths"][j], picture, rel, export[1].parent,
-                                                 f"{item['id']}-{j}", rng))
+                    try:
+                        exported.append(export_chain(tree, tree["paths"][j], picture, rel, export[1].parent,
+                                                     f"{item['id']}-{j}", rng))
+                    except Unexportable as exc:  # counted and reported, never silently dropped
+                        why = str(exc).split(" (")[0]
+                        refused[why] = refused.get(why, 0) + 1
     if export is not None:
         export[1].parent.mkdir(parents=True, exist_ok=True)
         export[1].write_text(json.dumps(exported, indent=1), encoding="utf-8")
+        console.info(f"exported {len(exported)} conversations to {export[1]}"
+                     + "".join(f"; refused {n}: path {why}" for why, n in sorted(refused.items())))
     from toolkit.cogcom.synth import summarize
 
     summary = summarize(trees)
@@ -343,6 +354,8 @@ def train(
     epochs: Annotated[float, typer.Option(help="Passes over the training turns (if the cap allows).")] = 4.0,
     lr: Annotated[float, typer.Option(help="Peak learning rate.")] = 1e-3,
     batch_size: Annotated[int, typer.Option(help="Turns per step.")] = 16,
+    chunk_minutes: Annotated[float | None, typer.Option(help="Stop after this long (checkpointed) without fitting "
+                                                        "the schedule to it; --resume runs the next chunk.")] = None,
     seed: SeedOpt = None, resume: ResumeOpt = False,
 ):
     """Teach a tiny model the synthesized read chains as the runtime plays them (coarse crop, fine crop, OCR,
@@ -362,5 +375,6 @@ def train(
     tree_map = {t["id"]: t for t in read_records(trees, types=["cogcom.tree"], required=("id", "nodes"))}
     writer = RecordWriter(None)
     summary = train_model(item_list, tree_map, str(model), str(out), minutes=minutes, epochs=epochs, lr=lr,
-                          batch_size=batch_size, seed=seed_or_global(seed), resume=resume, writer=writer)
+                          batch_size=batch_size, seed=seed_or_global(seed), resume=resume, writer=writer,
+                          chunk_minutes=chunk_minutes)
     writer.write(make_record("cogcom.train", **summary))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -119,6 +120,25 @@ def test_planner_stand_in_is_labelled(reason, scenes):
     assert "pipeline demo, not a model result" in res.stderr
 
 
+def test_synth_export_writes_every_zoom_as_the_official_call(reason, scenes, tmp_path):
+    """The model-facing conversations of planned zoom paths carry `CROP_AND_ZOOMIN([[...]], 2)`, state the answer
+    once, and never name internal images; paths the grammar cannot write (a second crop on the scene while the
+    first crop is shown) are reported."""
+    if shutil.which("tesseract") is None:
+        pytest.skip("tesseract is not installed")
+    out = tmp_path / "syn"
+    res = reason("cogcom", "synth", "--items", str(scenes / "items.jsonl"), "--llm", "py:toolkit.cogcom.planner:plan",
+                 "--out", str(out), "--export", "llava", str(out / "llava.json"))
+    assert res.returncode == 0, res.stderr
+    records = json.loads((out / "llava.json").read_text())
+    assert records and "exported" in res.stderr
+    for record in records:
+        gpt = [t["value"] for t in record["conversations"] if t["from"] == "gpt"]
+        assert all(re.search(r"CROP_AND_ZOOMIN\(\[\[\d{3},\d{3},\d{3},\d{3}\]\], 2\)", g) for g in gpt[:-1])
+        assert " ".join(gpt).count("answer is") == 1 and not re.search(r"img_\d+ \(\d+x\d+\)", " ".join(gpt))
+        assert sum(t["value"].count("<image>") for t in record["conversations"]) == len(record["images"])
+
+
 def _in_process(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
     """The real `reason` entry point in this process (the many bad-input cases would each pay a start-up)."""
     from cli.main import main
@@ -225,3 +245,11 @@ def test_tiny_train_solve_with_the_model(reason, scenes, tmp_path, capsys, monke
     assert not solved and chain["policy"] == "vlm" and sum(t["role"] == "assistant" for t in chain["turns"]) == 1
     score = run("eval", "--pred", str(tmp_path / "chains.jsonl"), "--gold", items)[0]
     assert score["crop_iou"]["read"]["n"] == 1 and 0.0 <= score["crop_iou"]["read"]["mean"] <= 1.0
+    # resumable chunks: a chunk stops early without shrinking the schedule, and --resume runs the next one
+    chunk = ["train", "--items", items, "--trees", str(tmp_path / "syn" / "trees.jsonl"), "--model",
+             str(tmp_path / "tiny"), "--out", str(tmp_path / "chunked"), "--epochs", "3", "--batch-size", "4",
+             "--chunk-minutes", "0"]
+    first = run(*chunk)[-1]
+    second = run(*chunk, "--resume")[-1]
+    assert first["steps"] == 1 and second["steps"] == 2
+    assert first["scheduled_steps"] == second["scheduled_steps"] == summary["scheduled_steps"] * 3 > 2

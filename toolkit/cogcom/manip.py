@@ -21,6 +21,7 @@ from toolkit.core.errors import InputError
 Grounder = Callable[[Image.Image, str, int], list[list[int]]]
 Reader = Callable[[Image.Image, int, str], str]
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+MAX_PIXELS = 4096 * 4096
 
 
 @dataclass
@@ -133,6 +134,9 @@ class Workspace:
             factor = 2.0
         if not 1 <= factor <= 8:
             raise InputError(f"{where}: zoom factor {factor:g} outside [1, 8]")
+        size = (round((box[2] - box[0]) * factor), round((box[3] - box[1]) * factor))
+        if size[0] * size[1] > MAX_PIXELS:  # a model that keeps zooming wide boxes grows images without end
+            raise InputError(f"{where}: the zoomed image would be {size[0]}x{size[1]} px, over {MAX_PIXELS} px")
         image = crop_and_zoomin(self.images[boxes.image], box, factor)
         name = f"img_{len(self.images)}"
         self.images[name], self.current = image, name

@@ -2,8 +2,9 @@
 
 The VLM loop follows the official runtime: the reply's last `NAME(args)` is acted on; a CROP_AND_ZOOMIN image
 comes back in the next user turn with "Based on this new image and the reasoning history:"; the loop ends when
-a reply has no call or after `max_turns` replies. `execute="all"` also runs the other calls and returns their
-results as text; faults in a model's call become error steps reported back to it.
+a reply has no call or after `max_turns` replies (11, as the official loop: turns 0..10). `execute="all"` also
+runs the other calls and returns their results as text; faults in a model's call become error steps reported
+back to it.
 """
 
 from __future__ import annotations
@@ -82,11 +83,15 @@ def crop_on_scene(steps: list[dict]) -> list[float] | None:
 IMAGES = "_workspace_images"  # the chain's images, turned into `images` references after the clock stops
 
 
-def solve_fixed(item: dict, image: Image.Image, grounder, reader, budget: int) -> dict:
-    """The rule chain for the question (ground -> crop_and_zoomin -> OCR/COUNTING -> CALCULATE), executed."""
+MAX_TURNS = 11
+
+
+def solve_fixed(item: dict, image: Image.Image, grounder, reader, budget: int, zoom: str = "2") -> dict:
+    """The rule chain for the question (ground -> crop_and_zoomin -> OCR/COUNTING -> CALCULATE), executed;
+    `zoom` is the CROP_AND_ZOOMIN factor (2, the official grammar, or auto)."""
     ws = Workspace(image, grounder, reader, budget)
     steps, last = [], None
-    for i, (text, _) in enumerate(steps_for(item["question"]), start=1):
+    for i, (text, _) in enumerate(steps_for(item["question"], zoom), start=1):
         if text == "None":
             continue
         call = parse_call(text.replace("`", ""), 1, f"step {i}")
@@ -159,10 +164,10 @@ def solve_vlm(item: dict, image: Image.Image, llm, grounder, reader, budget: int
 
 
 def solve_item(item: dict, image: Image.Image, policy: str, *, grounder, reader, budget: int, llm=None,
-               execute: str = "all", max_turns: int = 10) -> dict:
+               execute: str = "all", max_turns: int = MAX_TURNS, zoom: str = "2") -> dict:
     start = time.perf_counter()
     if policy == "fixed":
-        out = solve_fixed(item, image, grounder, reader, budget)
+        out = solve_fixed(item, image, grounder, reader, budget, zoom)
     elif policy == "oneshot":
         out = solve_oneshot(item, image, grounder, reader, budget)
     elif policy == "oneshot-native":

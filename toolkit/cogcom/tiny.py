@@ -175,7 +175,7 @@ def encode(vlm, messages: list[dict], reply: str) -> dict[str, Any]:
 
 def train_model(items: list[dict], trees: dict[str, dict], model: str, out: str, *, minutes: float,
                 epochs: float = 4.0, lr: float = 1e-3, batch_size: int = 16, seed: int = 0, val_chains: int = 40,
-                resume: bool = False, writer=None) -> dict[str, Any]:
+                resume: bool = False, writer=None, chunk_minutes: float | None = None) -> dict[str, Any]:
     from toolkit.core import console
     from toolkit.core.vlm import load_vlm
     from toolkit.core.vlm_train import SFTConfig, sft
@@ -202,7 +202,8 @@ def train_model(items: list[dict], trees: dict[str, dict], model: str, out: str,
         return {"val_crop_iou": round(crop_iou_probe(backend, probe), 4)}
 
     cfg = SFTConfig(model=model, out=out, full=True, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
-                    max_minutes=minutes, warmup=30, log_type="cogcom.train_log", eval_every=100)
+                    max_minutes=None if chunk_minutes else minutes, chunk_minutes=chunk_minutes, warmup=30,
+                    log_type="cogcom.train_log", eval_every=100)
     summary = sft(cfg, vlm, train_items, val_items, resume=resume, on_epoch=on_eval, writer=writer)
     summary["train_conversations"], summary["val_chains"] = len(train_rows), len(val_rows)
     return summary

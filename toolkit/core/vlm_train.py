@@ -236,6 +236,7 @@ class SFTConfig:
     save_every: int = 200
     max_steps: int | None = None
     max_minutes: float | None = None  # wall-clock cap: the schedule is fitted to it after the first steps
+    chunk_minutes: float | None = None  # stop (checkpointed) after this long, schedule kept: resume continues it
     eval_every: int | None = None  # also run the evaluation hook every N steps (besides each epoch's end)
     warmup: int = 20
     device: str = "cpu"
@@ -246,7 +247,7 @@ def _comparable(cfg: SFTConfig) -> dict[str, Any]:
     from dataclasses import asdict
 
     d = asdict(cfg)
-    for key in ("save_every", "device", "max_steps", "max_minutes", "eval_every"):
+    for key in ("save_every", "device", "max_steps", "max_minutes", "chunk_minutes", "eval_every"):
         d.pop(key, None)
     return d
 
@@ -322,7 +323,8 @@ def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: 
                     scheduled = total = max(step + 1, fits)
                     lr_at = warmup_cosine(cfg.lr, cfg.warmup, scheduled)
             capped = cfg.max_minutes is not None and time.monotonic() - start > 60 * cfg.max_minutes
-            end_of_epoch = step % per_epoch == 0 or step == total or capped
+            chunked = cfg.chunk_minutes is not None and time.monotonic() - start > 60 * cfg.chunk_minutes
+            end_of_epoch = step % per_epoch == 0 or step == total or capped or chunked
             evaluate = end_of_epoch or bool(cfg.eval_every and step % cfg.eval_every == 0)
             record = {"step": step, "epoch": round(step / per_epoch, 3), "loss": history[-1], "lr": lr_at(step - 1)}
             if evaluate:
@@ -340,6 +342,9 @@ def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: 
                                 total=total)
             if capped:
                 console.warn(f"stopped at step {step}/{total}: the {cfg.max_minutes:g}-minute cap was reached")
+                break
+            if chunked and step < total:
+                console.info(f"chunk done at step {step}/{total} ({cfg.chunk_minutes:g} min); --resume continues it")
                 break
     log.close()
     save_final(model, vlm, cfg.full, cfg.model, out)
