@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,10 @@ class Sample:
         for field in REQUIRED:
             if field not in rec:
                 raise InputError(f"{where}: missing field '{field}'")
-        label, explanation = split_answer(str(rec["answer"]))
+        for field in ("question", "answer"):
+            if not isinstance(rec[field], str):
+                raise InputError(f"{where}: field '{field}': expected a string, got {type(rec[field]).__name__}")
+        label, explanation = split_answer(rec["answer"])
         sample_id = str(rec["sample_id"])
         return cls(
             sample_id=sample_id,
@@ -82,13 +86,21 @@ def load_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | No
     """Samples from an aha.sample JSONL file ('-' = stdin) or a LLaVA conversation JSON list.
 
     need_images=False reads the labels alone (scoring verdicts), without looking for the image files."""
+    return list(iter_samples(path, skip_bad=skip_bad, bad=bad, need_images=need_images))
+
+
+def iter_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | None = None,
+                 need_images: bool = True) -> Iterator[Sample]:
+    """load_samples, one sample at a time: a JSONL stream is read line by line as it arrives, so a
+    consumer can act on the first samples while the producer is still writing."""
     bad = bad if bad is not None else BadLines()
     p = Path(path)
     base = Path.cwd() if str(path) == "-" else p.resolve().parent
     if str(path) != "-" and p.suffix == ".json":
-        return _load_llava(p, base, skip_bad, bad, need_images)
+        yield from _load_llava(p, base, skip_bad, bad, need_images)
+        return
     name = "<stdin>" if str(path) == "-" else str(p)
-    out: list[Sample] = []
+    found = 0
     lineno = 0
     for rec in read_records(path, skip_bad=skip_bad, bad=bad):
         lineno += 1
@@ -96,14 +108,16 @@ def load_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | No
             continue  # failgen streams episodes and samples interleaved
         where = f"{name}: record {rec.get('sample_id', lineno)}"
         try:
-            out.append(Sample.from_record(rec, base, where, need_images))
+            sample = Sample.from_record(rec, base, where, need_images)
         except InputError as exc:
             if not skip_bad:
                 raise
             bad.add(str(exc))
-    if not out and not bad.count:
+            continue
+        found += 1
+        yield sample
+    if not found and not bad.count:
         raise InputError(f"{name}: no aha.sample records found")
-    return out
 
 
 def _load_llava(p: Path, base: Path, skip_bad: bool, bad: BadLines, need_images: bool) -> list[Sample]:
