@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
