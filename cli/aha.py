@@ -58,7 +58,7 @@ def tiny(
 
     Example: reason aha tiny --data runs/fg/samples.jsonl --out models/aha-tiny
     """
-    from toolkit.aha.geometry import geometry_of_images, write_geometry
+    from toolkit.aha.geometry import common_rows, geometry_of_images, write_geometry
     from toolkit.aha.samples import load_samples
     from toolkit.aha.tiny import TinySpec, build_tiny_vlm
     from toolkit.core.extras import require
@@ -67,15 +67,17 @@ def tiny(
     require("ml")
     texts: list[str] = []
     images = []
+    all_samples = []
     for path in data or []:
         loaded = load_samples(path)
+        all_samples += loaded
         texts += [t for s in loaded for t in (s.question, s.answer, s.subtask)]
         images += [s.image for s in loaded]
     spec = TinySpec(image_size=image_size, patch_size=patch_size, vision_hidden=vision_hidden,
                     vision_layers=vision_layers, vision_heads=vision_heads, text_hidden=text_hidden,
                     text_layers=text_layers, vision=vision, swin_stages=swin_stages, swin_window=swin_window)
     summary = build_tiny_vlm(out, texts, spec, seed=seed_or_global(seed))
-    geometry = geometry_of_images(sorted(set(images))[:200])
+    geometry = geometry_of_images(sorted(set(images))[:200], common_rows(all_samples))
     if geometry is not None:  # the grid layout it will be trained on; `aha train` keeps it
         write_geometry(out, geometry)
     summary["geometry"] = geometry.to_json() if geometry is not None else None
@@ -161,6 +163,8 @@ def detect(
     adapter: Annotated[Path | None, typer.Option("--adapter", help="peft LoRA adapter directory.")] = None,
     image: Annotated[Path | None, typer.Option("--image", help="One grid image instead of samples.")] = None,
     subtask: Annotated[str | None, typer.Option("--subtask", help="Sub-task text for --image.")] = None,
+    grid_rows: Annotated[str, typer.Option("--grid-rows", help="View rows of the --image grid, top to bottom "
+                                           "(samples carry their own).")] = "front,wrist,overhead",
     llm: LLMOpt = None,
     record: RecordOpt = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Grids per generate call.")] = 8,
@@ -191,7 +195,9 @@ def detect(
     if image is not None:
         if subtask is None:
             raise InputError("--image needs --subtask TEXT (the sub-task the grid shows)")
-        items = iter([sample_from_image(image, subtask)])
+        from toolkit.failgen.grid import parse_rows
+
+        items = iter([sample_from_image(image, subtask, parse_rows(grid_rows))])
     else:
         if samples is None:
             if sys.stdin.isatty():

@@ -12,7 +12,7 @@ from typing import Any
 
 from toolkit.aha.prompt import YES, split_answer
 from toolkit.aha.samples import Sample
-from toolkit.aha.vlm import VLM, load_image
+from toolkit.aha.vlm import VLM, fit_sample, load_image
 from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, make_record
 from toolkit.core.vlm import image_data_url, image_message
@@ -46,15 +46,15 @@ def detect_local(vlm: VLM, samples: Iterable[Sample], source: str, batch_size: i
 
     def flush():
         good = [(s, im) for s, im, err in pending if err is None]
-        texts = iter(vlm.generate([im for _, im in good], [s.question for s, _ in good],
+        texts = iter(vlm.generate([im for _, (im, _q) in good], [q for _, (_im, q) in good],
                                   max_new_tokens=max_new_tokens) if good else [])
         return [make_verdict(s, next(texts), source) if err is None else error_verdict(s, err, source)
                 for s, _, err in pending]
 
     for sample in samples:
         try:
-            image = vlm.fit(load_image(sample.image, where=sample.sample_id), where=sample.sample_id)
-            pending.append((sample, image, None))
+            image, question = fit_sample(vlm, load_image(sample.image, where=sample.sample_id), sample)
+            pending.append((sample, (image, question), None))
         except InputError as exc:
             if bad is not None:
                 bad.add(str(exc))

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.aha.prompt import make_question, split_answer
+from toolkit.aha.prompt import make_question, rows_in_question, split_answer
 from toolkit.core.errors import InputError
 from toolkit.core.paths import record_file_candidates
 from toolkit.core.records import BadLines, read_records
+from toolkit.failgen.grid import LEGACY_ROWS, OFFICIAL_ROWS, parse_rows
 
 SAMPLE_TYPE = "aha.sample"
 REQUIRED = ("sample_id", "image", "question", "answer")
@@ -32,6 +33,8 @@ class Sample:
     label: str = ""
     explanation: str = ""
     seed: int | None = None  # the FailGen scene's seed, when the record carries it
+    rows: tuple[str, ...] = OFFICIAL_ROWS  # the grid's view rows, top to bottom
+    future: str = "white"  # the grid's future cells: white or trimmed off
     relabelled: bool = False  # made by hindsight relabelling (hindsight.py), not read from a file
 
     @classmethod
@@ -57,12 +60,22 @@ class Sample:
             label=str(rec.get("label") or label or ""),
             explanation=str(rec.get("explanation", explanation)),
             seed=_int_or_none(rec.get("seed")),
+            rows=grid_rows_of(rec, where),
+            future="trim" if rec.get("future") == "trim" else "white",
         )
 
     def meta(self) -> dict[str, Any]:
         """The fields a verdict carries over from its sample."""
         return {"sample_id": self.sample_id, "episode_id": self.episode_id, "task": self.task,
                 "mode": self.mode, "subtask_index": self.subtask_index, "subtask": self.subtask}
+
+
+def grid_rows_of(rec: dict[str, Any], where: str) -> tuple[str, ...]:
+    """The grid's row order: the record's `grid_rows`, else the order its question names (the official
+    wording), else the earlier FailGen order (front, overhead, wrist) that records without the field have."""
+    if rec.get("grid_rows") is not None:
+        return parse_rows(rec["grid_rows"], where=f"{where}: field 'grid_rows'")
+    return rows_in_question(str(rec.get("question", ""))) or LEGACY_ROWS
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -149,11 +162,11 @@ def _load_llava(p: Path, base: Path, skip_bad: bool, bad: BadLines, need_images:
     return out
 
 
-def sample_from_image(image: Path, subtask: str) -> Sample:
+def sample_from_image(image: Path, subtask: str, rows: tuple[str, ...] = OFFICIAL_ROWS) -> Sample:
     if not Path(image).is_file():
         raise InputError(f"--image {image}: no such file")
-    return Sample(sample_id=f"{Path(image).name}", image=Path(image), question=make_question(subtask), answer="",
-                  subtask=subtask)
+    return Sample(sample_id=f"{Path(image).name}", image=Path(image), question=make_question(subtask, rows),
+                  answer="", subtask=subtask, rows=tuple(rows))
 
 
 def split_by_episode(samples: list[Sample], val_frac: float, seed: int,
