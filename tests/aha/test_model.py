@@ -229,7 +229,8 @@ def test_training_records_its_geometry_and_scenes_and_augments_resolution(tmp_pa
                       lr=1e-3, batch_size=4, warmup=1, max_steps=2, val_frac=0.25, resize_aug=1.0, device="cpu"))
     assert len(calls) == 8  # every grid of the two batches was redrawn at a random view size
     assert "redrawn" not in capsys.readouterr().err  # an augmentation asked for is no mismatch to report
-    assert read_geometry(tmp_path / "m") == Geometry(view_size=128)
+    # the grids' own size and row order (these examples predate the official order: front, overhead, wrist)
+    assert read_geometry(tmp_path / "m") == Geometry(view_size=128, views=("front", "overhead", "wrist"))
     scenes = json.loads((tmp_path / "m" / SCENES_FILE).read_text())
     assert read_scenes(tmp_path / "m") == {(s.task, 1000) for s in samples}
     assert scenes["train"] and scenes["validation"]
