@@ -24,7 +24,9 @@ app = typer.Typer(
 
 @app.callback()
 def view(
-    records: Annotated[list[str], typer.Argument(help="Record files (JSONL, '-' for stdin), any mix of types.")],
+    records: Annotated[list[str], typer.Argument(
+        help="Record files (JSONL, '-' for stdin), any mix of types. A relative image path is tried under the "
+             "record's `dir` field, then in the folder of the record file, then in the current directory.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Site folder (open OUT/index.html).")] = Path("site"),
     page_size: Annotated[int, typer.Option("--page-size", min=1, help="Items per page.")] = 200,
     title: Annotated[str, typer.Option("--title", help="Site title shown on every page.")] = "reason view",
