@@ -203,7 +203,7 @@ def detect(
             if sys.stdin.isatty():
                 raise InputError("give a samples file, '-' for stdin, or --image GRID --subtask TEXT")
             samples = "-"
-        items = iter_samples(samples, skip_bad=skip_bad, bad=read_bad)
+        items = iter_samples(samples, skip_bad=skip_bad, bad=read_bad, missing_images_ok=True)
     done = existing_keys(out, lambda r: r["sample_id"]) if resume else set()
     items = (s for s in items if s.sample_id not in done)
     from toolkit.core.models import seed_everything

@@ -56,18 +56,22 @@ def test_first_verdicts_arrive_while_the_input_is_still_open(tmp_path):
     assert [json.loads(x)["sample_id"] for x in rest] == [json.loads(x)["sample_id"] for x in lines[1:]]
 
 
-def test_a_corrupt_image_is_its_own_error_record_and_its_batch_is_kept(tmp_path):
-    lines = _lines(4, tmp_path, corrupt=1)
-    proc = _detect("-", "--batch-size", "4")
+def test_a_corrupt_or_missing_image_is_its_own_error_record_and_its_batch_is_kept(tmp_path):
+    lines = _lines(5, tmp_path, corrupt=1)
+    gone = json.loads(lines[3])
+    gone["image"] = "no/such/grid.png"
+    lines[3] = json.dumps(gone) + "\n"
+    proc = _detect("-", "--batch-size", "5")
     out, err = proc.communicate("".join(lines), timeout=240)
     records = [json.loads(x) for x in out.splitlines()]
     assert [r["sample_id"] for r in records] == [json.loads(x)["sample_id"] for x in lines]
     assert "corrupt or unreadable image" in records[1]["error"] and records[1]["label"] is None
-    assert all("error" not in r and r["label"] in ("Yes", "No") for i, r in enumerate(records) if i != 1)
-    assert proc.returncode == 2 and "1 sample(s) could not be judged" in err and "Traceback" not in err
-    proc = _detect("-", "--batch-size", "4", "--skip-bad")
+    assert "no such image file" in records[3]["error"]
+    assert all("error" not in r and r["label"] in ("Yes", "No") for i, r in enumerate(records) if i not in (1, 3))
+    assert proc.returncode == 2 and "2 sample(s) could not be judged" in err and "Traceback" not in err
+    proc = _detect("-", "--batch-size", "5", "--skip-bad")
     out, err = proc.communicate("".join(lines), timeout=240)
-    assert proc.returncode == 0 and len(out.splitlines()) == 4 and "could not be judged" in err
+    assert proc.returncode == 0 and len(out.splitlines()) == 5 and "could not be judged" in err
 
 
 @pytest.mark.parametrize("case", ["batch0", "question"])

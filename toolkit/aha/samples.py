@@ -38,7 +38,8 @@ class Sample:
     relabelled: bool = False  # made by hindsight relabelling (hindsight.py), not read from a file
 
     @classmethod
-    def from_record(cls, rec: dict[str, Any], base: Path, where: str, need_image: bool = True) -> Sample:
+    def from_record(cls, rec: dict[str, Any], base: Path, where: str, need_image: bool = True,
+                    missing_ok: bool = False) -> Sample:
         for field in REQUIRED:
             if field not in rec:
                 raise InputError(f"{where}: missing field '{field}'")
@@ -49,7 +50,7 @@ class Sample:
         sample_id = str(rec["sample_id"])
         return cls(
             sample_id=sample_id,
-            image=resolve_image(rec, base, where) if need_image else Path(str(rec["image"])),
+            image=resolve_image(rec, base, where, missing_ok) if need_image else Path(str(rec["image"])),
             question=str(rec["question"]),
             answer=str(rec["answer"]),
             episode_id=str(rec.get("episode_id") or sample_id.rsplit("/", 1)[0]),
@@ -85,12 +86,15 @@ def _int_or_none(value: Any) -> int | None:
         return None
 
 
-def resolve_image(rec: dict[str, Any], base: Path, where: str) -> Path:
-    """`dir`/image when it exists, else the image relative to the file that was read."""
+def resolve_image(rec: dict[str, Any], base: Path, where: str, missing_ok: bool = False) -> Path:
+    """`dir`/image when it exists, else the image relative to the file that was read (with missing_ok, that
+    path even when it does not exist: the reader of the image reports it)."""
     candidates = record_file_candidates(rec["image"], rec.get("dir"), base)
     for cand in candidates:
         if cand.is_file():
             return cand
+    if missing_ok:
+        return candidates[-1]
     raise InputError(f"{where}: field 'image': no such file {candidates[-1]}")
 
 
@@ -103,9 +107,10 @@ def load_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | No
 
 
 def iter_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | None = None,
-                 need_images: bool = True) -> Iterator[Sample]:
+                 need_images: bool = True, missing_images_ok: bool = False) -> Iterator[Sample]:
     """load_samples, one sample at a time: a JSONL stream is read line by line as it arrives, so a
-    consumer can act on the first samples while the producer is still writing."""
+    consumer can act on the first samples while the producer is still writing. With missing_images_ok a
+    sample whose image is not found is still yielded (loading its image then fails, naming it)."""
     bad = bad if bad is not None else BadLines()
     p = Path(path)
     base = Path.cwd() if str(path) == "-" else p.resolve().parent
@@ -121,7 +126,7 @@ def iter_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | No
             continue  # failgen streams episodes and samples interleaved
         where = f"{name}: record {rec.get('sample_id', lineno)}"
         try:
-            sample = Sample.from_record(rec, base, where, need_images)
+            sample = Sample.from_record(rec, base, where, need_images, missing_images_ok)
         except InputError as exc:
             if not skip_bad:
                 raise
