@@ -58,7 +58,7 @@ def tiny(
 
     Example: reason aha tiny --data runs/fg/samples.jsonl --out models/aha-tiny
     """
-    from toolkit.aha.geometry import geometry_of_images, write_geometry
+    from toolkit.aha.geometry import common_rows, geometry_of_images, write_geometry
     from toolkit.aha.samples import load_samples
     from toolkit.aha.tiny import TinySpec, build_tiny_vlm
     from toolkit.core.extras import require
@@ -67,15 +67,17 @@ def tiny(
     require("ml")
     texts: list[str] = []
     images = []
+    all_samples = []
     for path in data or []:
         loaded = load_samples(path)
+        all_samples += loaded
         texts += [t for s in loaded for t in (s.question, s.answer, s.subtask)]
         images += [s.image for s in loaded]
     spec = TinySpec(image_size=image_size, patch_size=patch_size, vision_hidden=vision_hidden,
                     vision_layers=vision_layers, vision_heads=vision_heads, text_hidden=text_hidden,
                     text_layers=text_layers, vision=vision, swin_stages=swin_stages, swin_window=swin_window)
     summary = build_tiny_vlm(out, texts, spec, seed=seed_or_global(seed))
-    geometry = geometry_of_images(sorted(set(images))[:200])
+    geometry = geometry_of_images(sorted(set(images))[:200], common_rows(all_samples))
     if geometry is not None:  # the grid layout it will be trained on; `aha train` keeps it
         write_geometry(out, geometry)
     summary["geometry"] = geometry.to_json() if geometry is not None else None
@@ -161,9 +163,11 @@ def detect(
     adapter: Annotated[Path | None, typer.Option("--adapter", help="peft LoRA adapter directory.")] = None,
     image: Annotated[Path | None, typer.Option("--image", help="One grid image instead of samples.")] = None,
     subtask: Annotated[str | None, typer.Option("--subtask", help="Sub-task text for --image.")] = None,
+    grid_rows: Annotated[str, typer.Option("--grid-rows", help="View rows of the --image grid, top to bottom "
+                                           "(samples carry their own).")] = "front,wrist,overhead",
     llm: LLMOpt = None,
     record: RecordOpt = None,
-    batch_size: Annotated[int, typer.Option(help="Grids per generate call.")] = 8,
+    batch_size: Annotated[int, typer.Option(min=1, help="Grids per generate call.")] = 8,
     max_new_tokens: Annotated[int, typer.Option(help="Answer length limit.")] = 48,
     load_in_4bit: Annotated[bool, typer.Option("--load-in-4bit", help="4-bit model (CUDA only).")] = False,
     device: DeviceOpt = "auto",
@@ -174,49 +178,61 @@ def detect(
 ):
     """Judge sub-task grids: one aha.verdict record (success, explanation, raw text) per sample.
 
+    Verdicts are written as each batch is judged, while the samples are still arriving on a pipe. A sample
+    whose image is unreadable (or not a grid the model can take) gets an aha.verdict with an 'error' field
+    and the run goes on; it then ends with exit 2 naming the first one (--skip-bad: a warning only).
+
     Example: reason failgen --task stack --out runs/fg | reason aha detect - > verdicts.jsonl
     """
     import sys
 
-    from toolkit.aha.samples import load_samples, sample_from_image
+    from toolkit.aha.samples import iter_samples, sample_from_image
+    from toolkit.core import console
     from toolkit.core.errors import InputError
     from toolkit.core.records import BadLines, existing_keys
 
-    bad = BadLines()
+    read_bad = BadLines()
     if image is not None:
         if subtask is None:
             raise InputError("--image needs --subtask TEXT (the sub-task the grid shows)")
-        items = [sample_from_image(image, subtask)]
+        from toolkit.failgen.grid import parse_rows
+
+        items = iter([sample_from_image(image, subtask, parse_rows(grid_rows))])
     else:
         if samples is None:
             if sys.stdin.isatty():
                 raise InputError("give a samples file, '-' for stdin, or --image GRID --subtask TEXT")
             samples = "-"
-        items = load_samples(samples, skip_bad=skip_bad, bad=bad)
-        report_bad(bad)
-        bad = BadLines()
+        items = iter_samples(samples, skip_bad=skip_bad, bad=read_bad, missing_images_ok=True)
     done = existing_keys(out, lambda r: r["sample_id"]) if resume else set()
-    items = [s for s in items if s.sample_id not in done]
+    items = (s for s in items if s.sample_id not in done)
     from toolkit.core.models import seed_everything
 
     seed_everything(seed_or_global(seed))
+    unjudged = BadLines()
     with open_writer(out, resume) as writer:
         if llm is not None:
             from toolkit.aha.detect import detect_llm
 
             backend = make_llm(llm, record)
-            writer.write_all(detect_llm(backend, items, max_new_tokens=max(max_new_tokens, 128)))
+            writer.write_all(detect_llm(backend, items, max_new_tokens=max(max_new_tokens, 128), bad=unjudged))
             report_usage(backend)
-            return
-        from toolkit.aha.detect import detect_local
-        from toolkit.aha.vlm import load_vlm
+        else:
+            from toolkit.aha.detect import detect_local
+            from toolkit.aha.vlm import load_vlm
 
-        path = _model_or_default(model)
-        vlm = load_vlm(path, adapter, device=device, load_in_4bit=load_in_4bit)
-        source = str(path) + (f"+{adapter}" if adapter else "")
-        writer.write_all(detect_local(vlm, items, source, batch_size=batch_size, max_new_tokens=max_new_tokens,
-                                      bad=bad if skip_bad else None))
-    report_bad(bad)
+            path = _model_or_default(model)
+            vlm = load_vlm(path, adapter, device=device, load_in_4bit=load_in_4bit)
+            source = str(path) + (f"+{adapter}" if adapter else "")
+            writer.write_all(detect_local(vlm, items, source, batch_size=batch_size, max_new_tokens=max_new_tokens,
+                                          bad=unjudged))
+    report_bad(read_bad)
+    if unjudged.count:
+        message = (f"{unjudged.count} sample(s) could not be judged (an aha.verdict with 'error' was written for "
+                   f"each; first: {unjudged.examples[0]})")
+        if not skip_bad:
+            raise InputError(message)
+        console.warn(message)
 
 
 @app.command("eval")

@@ -43,6 +43,11 @@ def generate(
     rotation: Annotated[float | None, typer.Option("--rotation", help="Yaw noise, degrees (34).")] = None,
     tilt: Annotated[float | None, typer.Option("--tilt", help="Roll/pitch noise, degrees (69).")] = None,
     slip_steps: Annotated[int | None, typer.Option("--slip-steps", help="Steps before a slip opens (15).")] = None,
+    grid_rows: Annotated[str, typer.Option("--grid-rows", help="View rows of the grid, top to bottom (official: "
+                                           "front,wrist,overhead; earlier: front,overhead,wrist).")]
+    = "front,wrist,overhead",
+    future: Annotated[str, typer.Option("--future", help="Cells of keyframes after the sub-task: white (official) "
+                                        "or trim (dropped from the grid).")] = "white",
 ) -> None:
     """Generate episodes: one nominal demo and one perturbed demo per selected mode, per seed.
 
@@ -61,8 +66,12 @@ def generate(
 
     require("sim")  # before anything is written: a rerun after installing it must not find a half-made OUT
     from toolkit.failgen import runner
+    from toolkit.failgen.grid import FUTURES, parse_rows
     from toolkit.failgen.summary import show_summary
 
+    rows = parse_rows(grid_rows)
+    if future not in FUTURES:
+        raise InputError(f"--future {future}: unknown; known: {', '.join(FUTURES)}")
     tasks = runner.resolve_tasks(task)
     mode_map = runner.resolve_modes(modes, tasks)
     if export is not None and export[0] != "llava":
@@ -73,7 +82,7 @@ def generate(
     runner.prepare_out(out_dir, resume=resume, force=force)
     opts = runner.Options(image_size=image_size, images=not no_images, gif=gif, retries=retries,
                           translation=translation, rotation_deg=rotation, slip_steps=slip_steps,
-                          tilt_deg=tilt)
+                          tilt_deg=tilt, grid_rows=rows, future=future)
     jobs = runner.plan_jobs(tasks, mode_map, seed_or_global(seed), episodes, out_dir, str(out_dir), opts,
                             with_nominal=not no_nominal)
     stream = None

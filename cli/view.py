@@ -24,7 +24,9 @@ app = typer.Typer(
 
 @app.callback()
 def view(
-    records: Annotated[list[str], typer.Argument(help="Record files (JSONL, '-' for stdin), any mix of types.")],
+    records: Annotated[list[str], typer.Argument(
+        help="Record files (JSONL, '-' for stdin), any mix of types. A relative image path is tried under the "
+             "record's `dir` field, then in the folder of the record file, then in the current directory.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Site folder (open OUT/index.html).")] = Path("site"),
     page_size: Annotated[int, typer.Option("--page-size", min=1, help="Items per page.")] = 200,
     title: Annotated[str, typer.Option("--title", help="Site title shown on every page.")] = "reason view",
@@ -38,6 +40,10 @@ def view(
     swe.tree / swe.prediction (collapsible search trees), gama.result / gama.round / gama.summary,
     sql.prediction / sql.eval, kvcompress.eval and steer.sweep (charts); any other type is listed
     under "other" as a JSON tree. Images are copied into OUT/media; a missing one shows a placeholder.
+    A relative image path is tried under the record's `dir` field, then in the folder of the record file
+    it was read from, then in the current directory. Pages built from records of a stand-in (`"backend":
+    "stand-in"`) carry a badge: a pipeline demo, not a model result. Filters act on all pages of a family
+    (an index of every item, OUT/SLUG.index.json, sits beside the pages) and are kept across pages.
 
     Example: reason view runs/fg/episodes.jsonl runs/fg/samples.jsonl verdicts.jsonl --out site
     """

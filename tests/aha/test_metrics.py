@@ -90,3 +90,28 @@ def test_minilm_embedder_ranks_a_paraphrase_above_an_unrelated_answer():
     close, far = cosine_scores([para, other], [ref, ref], embed)
     assert close > 0.6 > far
     assert cosine_scores([ref], [ref], embed)[0] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_strict_binary_is_the_official_exact_match_and_lenient_reads_the_first_word(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from toolkit.aha.metrics import binary_strict_score
+
+    # (prediction, reference, lenient, strict): the official check compares the whole text before the comma
+    cases = [("Yes", "Yes", 1, 1), ("yes, the robot succeed at the sub-task.", "Yes", 1, 1),
+             ("Yes.", "Yes", 1, 0), ("No the gripper slipped", "No, the block slipped", 1, 0),
+             ("No, the gripper slipped", "No, the block slipped", 1, 1), (" NO , x", "No, y", 1, 1),
+             ("Yes", "No, x", 0, 0), ("Maybe, x", "No, x", 0, 0)]
+    for pred, ref, lenient, strict in cases:
+        assert (binary_score(pred, ref), binary_strict_score(pred, ref)) == (lenient, strict), pred
+    verdicts = tmp_path / "v.jsonl"
+    verdicts.write_text("".join(json.dumps({"type": "aha.verdict", "schema": 1, "sample_id": str(i), "task": "t",
+                                            "mode": "m", "raw": p, "reference": r}) + "\n"
+                                for i, (p, r, _, _) in enumerate(cases)))
+    out = subprocess.run([sys.executable, "-m", "cli", "aha", "eval", "--pred", str(verdicts), "--no-cosine",
+                          "--json"], capture_output=True, text=True, check=True)
+    overall = json.loads(out.stdout)["overall"]
+    assert overall["binary"] == pytest.approx(6 / 8) and overall["binary_strict"] == pytest.approx(4 / 8)
+    assert "strict" in out.stderr  # both columns in the table

@@ -136,7 +136,7 @@ def test_loop_refuses_scenes_the_detector_was_trained_on(reason):
     assert "--allow-train-scenes" in res.stderr
 
 
-def test_detect_skip_bad_counts_a_grid_of_the_wrong_shape(reason, tmp_path):
+def test_detect_a_grid_of_the_wrong_shape_is_an_error_record(reason, tmp_path):
     recs = _records(EXAMPLES_128.read_text())[:3]
     Image.new("RGB", (300, 100), "gray").save(tmp_path / "odd.png")
     recs[1]["image"] = str(tmp_path / "odd.png")
@@ -148,7 +148,9 @@ def test_detect_skip_bad_counts_a_grid_of_the_wrong_shape(reason, tmp_path):
     out = tmp_path / "v.jsonl"
     res = reason("aha", "detect", str(data), "--out", str(out), "--batch-size", "1", "--max-new-tokens", "2")
     assert res.returncode == 2 and f"{recs[1]['sample_id']}: a 300x100 image is not a FailGen grid" in res.stderr
-    assert [v["sample_id"] for v in _records(out.read_text())] == [recs[0]["sample_id"]]  # written verdicts stay
+    written = _records(out.read_text())  # every sample has its record, the odd one an error
+    assert [v["sample_id"] for v in written] == [r["sample_id"] for r in recs]
+    assert "not a FailGen grid" in written[1]["error"] and all("error" not in written[i] for i in (0, 2))
     res = reason("aha", "detect", str(data), "--skip-bad", "--max-new-tokens", "2")
-    assert res.returncode == 0 and "skipped 1 bad line(s)" in res.stderr
-    assert len(_records(res.stdout)) == 2
+    assert res.returncode == 0 and "1 sample(s) could not be judged" in res.stderr
+    assert len(_records(res.stdout)) == 3

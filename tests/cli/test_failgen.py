@@ -62,3 +62,11 @@ def test_help_has_examples(reason):
     for args in (("failgen", "--help"), ("failgen", "tasks", "--help"), ("failgen", "export", "--help")):
         res = reason(*args)
         assert res.returncode == 0 and "Example:" in res.stdout
+
+
+def test_grid_format_options_are_checked_before_anything_is_written(reason, tmp_path):
+    for args, message in ((("--grid-rows", "front,top,wrist"), "--grid-rows: front,top,wrist is not an order"),
+                          (("--future", "grey"), "--future grey: unknown; known: white, trim")):
+        res = reason("failgen", "--task", "stack", "--out", str(tmp_path / "o"), *args)
+        assert res.returncode == 2 and message in res.stderr and "Traceback" not in res.stderr
+        assert not (tmp_path / "o").exists()

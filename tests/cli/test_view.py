@@ -65,3 +65,10 @@ def test_out_rules_and_input_errors_are_one_line_exit_2(reason, tmp_path):
 def test_help_has_an_example(reason):
     res = reason("view", "--help")
     assert res.returncode == 0 and "Example: reason view" in res.stdout + res.stderr
+
+
+def test_help_states_where_relative_images_are_looked_for(reason):
+    res = reason("view", "--help", env={"COLUMNS": "400"})
+    text = " ".join((res.stdout + res.stderr).replace("│", " ").split())
+    rule = "under the record's `dir` field, then in the folder of the record file, then in the current directory"
+    assert rule in text

@@ -5,7 +5,7 @@ import pytest
 
 from toolkit.core.errors import InputError
 from toolkit.failgen import TaskEnv, question
-from toolkit.failgen.grid import GAP, is_white
+from toolkit.failgen.grid import GAP, ROWS, is_white
 
 
 def test_failed_pick_is_retried_from_current_state_and_task_recovers():
@@ -28,7 +28,7 @@ def test_failed_pick_is_retried_from_current_state_and_task_recovers():
         latest = np.asarray(env.grid(1, latest_only=True))
         assert latest.shape == (3 * 24 + 4 * GAP, 7 * 24 + 8 * GAP, 3)
         for k, col in enumerate([0, 4, 5, 6, 7, 8, 9]):  # start, the retried pick, the stack
-            x, y = GAP + k * (24 + GAP), GAP + 2 * (24 + GAP)
+            x, y = GAP + k * (24 + GAP), GAP + ROWS.index("wrist") * (24 + GAP)
             assert (latest[y + 12:y + 24, x + 2:x + 22] == env.columns[col].images["wrist"][12:24, 2:22]).all()
         pick = np.asarray(env.grid(0, latest_only=True))
         assert pick.shape == latest.shape and is_white(pick[GAP:GAP + 24, GAP + 4 * 26:GAP + 4 * 26 + 24])

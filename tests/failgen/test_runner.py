@@ -169,3 +169,34 @@ def test_gif_is_an_animation_of_the_whole_episode(tmp_path):
     record = load_records(out / "episodes.jsonl")[0]
     gif = Image.open(out / record["gif"])
     assert gif.n_frames > 2 * record["keyframes"] and gif.size == (16, 16)
+
+
+def _row_frames(out: Path, sample: dict) -> list[str]:
+    """Which keyframe-0 camera image each grid row shows (compared below the number tag)."""
+    folder = Path(sample["dir"]) / sample["episode_id"]
+    grid = np.asarray(Image.open(Path(sample["dir"]) / sample["image"]).convert("RGB")).astype(int)
+    views = {v: np.asarray(Image.open(folder / f"kf00_{v}.png").convert("RGB")).astype(int)
+             for v in ("front", "overhead", "wrist")}
+    found = []
+    for r in range(3):
+        tile = grid[GAP + r * (SIZE + GAP):GAP + r * (SIZE + GAP) + SIZE, GAP:GAP + SIZE]
+        found.append(min(views, key=lambda v: np.abs(tile[12:] - views[v][12:]).mean()))
+    return found
+
+
+def test_default_grid_is_the_official_format_and_the_earlier_one_is_an_option(run_a, tmp_path):
+    from toolkit.failgen.grid import LEGACY_ROWS, OFFICIAL_ROWS
+
+    out, _ = run_a
+    first = load_records(out / "samples.jsonl")[0]
+    assert first["grid_rows"] == list(OFFICIAL_ROWS) == _row_frames(out, first) and first["future"] == "white"
+    assert "the middle row is the wrist view, and the bottom is the overhead view" in first["question"]
+    assert "white cells are future sub-tasks" in first["question"]
+    legacy = tmp_path / "legacy"
+    opts = runner.Options(image_size=SIZE, grid_rows=LEGACY_ROWS, future="trim")
+    generate(legacy, jobs=runner.plan_jobs(["stack"], {"stack": []}, 0, 1, legacy, str(legacy), opts))
+    old = load_records(legacy / "samples.jsonl")[0]
+    assert old["grid_rows"] == list(LEGACY_ROWS) == _row_frames(legacy, old) and old["future"] == "trim"
+    assert "from the front, overhead and wrist cameras (rows)" in old["question"]
+    width = Image.open(Path(old["dir"]) / old["image"]).size[0]
+    assert width == old["keyframes_shown"] * (SIZE + GAP) + GAP  # future columns trimmed off

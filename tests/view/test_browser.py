@@ -124,3 +124,33 @@ def test_every_page_renders_offline_without_console_errors(browser, site, tmp_pa
         assert remote == [], (name, remote)
         assert (shots / f"{name}.png").stat().st_size > 5000
     assert len(pages) >= 9
+
+
+def test_filters_count_over_all_pages_and_are_kept_on_the_next_page(browser, record_files, tmp_path):
+    from selenium.webdriver.support.ui import Select
+
+    from toolkit.view import build_site
+
+    out = tmp_path / "paged"
+    build_site([str(record_files[k]) for k in ("episodes", "samples", "verdicts")], out, page_size=1)
+    index = json.loads((out / "failgen.index.json").read_text())
+    wrong_page = next(p for p, v in index["items"] if v["verdict"] == "wrong")
+    first = 1 if wrong_page == 0 else 0  # open a page that does not hold the wrong verdict
+    open_page(browser, out, index["pages"][first])
+    Select(browser.find_element("css selector", "select[data-filter=verdict]")).select_by_value("wrong")
+    assert visible_items(browser) == []
+    summary = browser.find_element("id", "shown-all").text
+    assert summary.startswith("1 of 3 match on all 3 page(s); pages with matches:")
+    assert f"{wrong_page + 1} (1)" in summary
+    browser.find_element("css selector", "#shown-all a").click()
+    assert browser.current_url.endswith(index["pages"][wrong_page] + "#verdict=wrong")
+    assert Select(browser.find_element("css selector", "select[data-filter=verdict]")).first_selected_option \
+        .get_attribute("value") == "wrong"
+    assert [e.get_attribute("data-mode") for e in visible_items(browser)] == ["grasp"]
+    pager = browser.find_elements("css selector", "nav.pager a")
+    assert pager and all(a.get_attribute("href").endswith("#verdict=wrong") for a in pager)
+    pager[0].click()  # the pager keeps the filter too
+    assert Select(browser.find_element("css selector", "select[data-filter=verdict]")).first_selected_option \
+        .get_attribute("value") == "wrong"
+    errors = [e["message"] for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    assert errors == []

@@ -170,3 +170,71 @@ def test_known_types_with_unexpected_fields_fall_back_to_json(tmp_path):
     assert "gama.html" not in pages and "other-gama.result.html" in pages
     assert len(summary.fallbacks) == 1 and summary.fallbacks[0].startswith("gama: TypeError")
     assert "fields not as expected" in (tmp_path / "site" / "index.html").read_text()
+
+
+def test_steer_choice_is_shown_with_its_sweep(site, record_files):
+    out, summary = site
+    steer = page(out, "steer.html")
+    assert summary.by_type["steer.choice"] == 1 and not (out / "other-steer.choice.html").exists()
+    assert steer.count("chosen on validation") == 2  # beside the validation and the test sweep of its family
+    choice = next(json.loads(line) for line in record_files["steer"].read_text().splitlines()
+                  if '"steer.choice"' in line)
+    assert f"chosen on validation: layer {choice['layer']}, alpha {choice['alpha']:.3g}" in steer
+
+
+def test_stand_in_records_mark_every_page_they_are_on(record_files, tmp_path):
+    def demo(name: str) -> str:  # the records as a run through a stand-in writes them
+        recs = [json.loads(line) for line in record_files[name].read_text().splitlines()]
+        return str(write_lines_(tmp_path / f"demo-{name}.jsonl", [{**r, "backend": "stand-in"} for r in recs]))
+
+    files = [demo("gama"), str(record_files["episodes"]), str(record_files["samples"]), demo("verdicts"),
+             str(record_files["kv"])]
+    summary = build_site(files, tmp_path / "site", page_size=1)
+    assert set(summary.stand_in) == {t for t in summary.by_type if t.startswith("gama.")} | {"aha.verdict"}
+    marked = sorted((tmp_path / "site").glob("gama*.html")) + sorted((tmp_path / "site").glob("failgen*.html"))
+    assert len(marked) == 1 + 3
+    for p in marked:  # the leaderboard, and every page of the gallery
+        assert 'id="stand-in"' in p.read_text() and "pipeline demo, not a model result" in p.read_text(), p
+    assert 'id="stand-in"' not in page(tmp_path / "site", "kvcompress.html")
+    assert "stand-in-tag" in page(tmp_path / "site", "index.html")
+
+
+def write_lines_(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def test_relative_images_are_tried_beside_the_record_file_then_in_the_current_directory(record_files, tmp_path,
+                                                                                       monkeypatch):
+    samples = [json.loads(line) for line in record_files["samples"].read_text().splitlines()]
+    run = record_files["samples"].parent
+    moved = []
+    for s in samples:  # paths relative to the folder above the run, no `dir`: as a command run there wrote them
+        s = {k: v for k, v in s.items() if k != "dir"}
+        s["image"] = f"{run.name}/{s['image']}"
+        moved.append(s)
+    listing = tmp_path / "lists" / "samples.jsonl"
+    listing.parent.mkdir()
+    write_lines_(listing, moved)
+    monkeypatch.chdir(tmp_path)
+    assert build_site([str(listing)], tmp_path / "a").missing_images == len(moved)  # neither beside it nor here
+    monkeypatch.chdir(run.parent)
+    assert build_site([str(listing)], tmp_path / "b").missing_images == 0  # found from the current directory
+    write_lines_(run.parent / "samples-here.jsonl", moved)  # beside the record file wins
+    monkeypatch.chdir(tmp_path)
+    assert build_site([str(run.parent / "samples-here.jsonl")], tmp_path / "c").missing_images == 0
+
+
+def test_filter_index_lists_every_item_of_the_family_with_its_page(record_files, tmp_path):
+    files = [str(record_files[k]) for k in ("episodes", "samples", "verdicts")]
+    build_site(files, tmp_path / "s", page_size=1)
+    index = json.loads((tmp_path / "s" / "failgen.index.json").read_text())
+    assert index["pages"] == ["failgen.html", "failgen-2.html", "failgen-3.html"]
+    assert [p for p, _ in index["items"]] == [0, 1, 2] and set(index["filters"]) >= {"mode", "verdict"}
+    values = {p: v for p, v in index["items"]}
+    html = [page(tmp_path / "s", name) for name in index["pages"]]
+    for p, v in values.items():  # the index says what the page's item carries
+        for attr, value in v.items():
+            assert f'data-{attr}="{value}"' in html[p]
+    assert [v["mode"] for v in values.values() if v["verdict"] == "wrong"] == ["grasp"]
+    assert 'src="failgen.index.js"' in html[1]

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.aha.detect import VERDICT_TYPE
-from toolkit.aha.metrics import Embedder, binary_score, cosine_scores, fuzzy_score, rouge_l_score
+from toolkit.aha.metrics import Embedder, binary_score, binary_strict_score, cosine_scores, fuzzy_score, rouge_l_score
 from toolkit.aha.samples import load_samples
 from toolkit.aha.scenes import read_scenes, scene_of
 from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, read_records
 
-METRICS = ("binary", "rouge_l", "cosine", "fuzzy")
+METRICS = ("binary", "binary_strict", "rouge_l", "cosine", "fuzzy")
 
 
 @dataclass
@@ -96,7 +96,8 @@ def training_overlap(rows: list[Row]) -> dict[str, Any] | None:
 
 
 def score_rows(rows: list[Row], embed: Embedder | None = None, judge=None) -> list[dict[str, float | None]]:
-    scores = [{"binary": binary_score(r.pred, r.ref), "rouge_l": rouge_l_score(r.pred, r.ref),
+    scores = [{"binary": binary_score(r.pred, r.ref), "binary_strict": binary_strict_score(r.pred, r.ref),
+               "rouge_l": rouge_l_score(r.pred, r.ref),
                "cosine": None, "fuzzy": None} for r in rows]
     if embed is not None:
         for s, c in zip(scores, cosine_scores([r.pred for r in rows], [r.ref for r in rows], embed), strict=True):
@@ -139,7 +140,7 @@ def show_tables(result: dict[str, Any]) -> None:
     for title, group in (("overall", {"all": result["overall"]}), ("per task", result["by_task"]),
                          ("per mode", result["by_mode"])):
         table = Table(title=f"AHA eval {title}")
-        for col in ("group", "n", "binary", "ROUGE-L", "cosine", "fuzzy"):
+        for col in ("group", "n", "binary", "strict", "ROUGE-L", "cosine", "fuzzy"):
             table.add_column(col, justify="left" if col == "group" else "right")
         for name, s in group.items():
             table.add_row(name, str(s["n"]), *(fmt(s[m]) for m in METRICS))

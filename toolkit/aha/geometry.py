@@ -2,9 +2,12 @@
 
 A model directory's `geometry.json` records the grid the model learned from: the layout
 (rows = camera views, columns = keyframes), the view names, the view tile size in px and
-which keyframes it is shown (those up to the current one). A grid rendered at another
-camera size is redrawn at the trained tile size before the processor sees it, so a model
-trained on 64-px views judges 128- or 256-px renders of the same scene alike.
+which keyframes it is shown (those up to the current one, or all with the future ones white).
+A grid rendered at another camera size is redrawn at the trained tile size before the
+processor sees it, so a model trained on 64-px views judges 128- or 256-px renders of the
+same scene alike; a grid whose rows come in another order (the official front, wrist,
+overhead vs the earlier front, overhead, wrist) has its rows moved to the model's order, and
+a question in FailGen's wording is reworded for the model's order.
 """
 
 from __future__ import annotations
@@ -16,16 +19,18 @@ from pathlib import Path
 
 from toolkit.core import console
 from toolkit.core.errors import InputError
+from toolkit.failgen.grid import OFFICIAL_ROWS
 
 GEOMETRY_FILE = "geometry.json"
 LAYOUT = "failgen-grid"
+KEYFRAMES = ("up-to-current", "all")
 
 
 @dataclass(frozen=True)
 class Geometry:
     view_size: int
-    views: tuple[str, ...] = ("front", "overhead", "wrist")
-    keyframes: str = "up-to-current"  # future (blank) columns are dropped before the model sees the grid
+    views: tuple[str, ...] = OFFICIAL_ROWS
+    keyframes: str = "up-to-current"  # future (blank) columns are dropped before the model sees the grid; or "all"
     layout: str = LAYOUT
 
     def to_json(self) -> dict:
@@ -45,10 +50,11 @@ def read_geometry(model_dir: str | Path) -> Geometry | None:
         raise InputError(f"{path}: corrupted geometry file ({type(exc).__name__}: {exc})") from None
     if geo.layout != LAYOUT:
         raise InputError(f"{path}: field 'layout': unknown grid layout '{geo.layout}' (known: {LAYOUT})")
-    from toolkit.failgen.grid import ROWS
-
-    if geo.views != ROWS:
-        raise InputError(f"{path}: field 'views': {list(geo.views)} is not the FailGen grid's rows {list(ROWS)}")
+    if sorted(geo.views) != sorted(OFFICIAL_ROWS):
+        raise InputError(f"{path}: field 'views': {list(geo.views)} is not an order of the FailGen grid's views "
+                         f"{list(OFFICIAL_ROWS)}")
+    if geo.keyframes not in KEYFRAMES:
+        raise InputError(f"{path}: field 'keyframes': '{geo.keyframes}' is not one of {', '.join(KEYFRAMES)}")
     return geo
 
 
@@ -57,8 +63,9 @@ def write_geometry(model_dir: str | Path, geo: Geometry) -> None:
     path.write_text(json.dumps(geo.to_json(), indent=1) + "\n", encoding="utf-8")
 
 
-def geometry_of_images(paths: list[Path]) -> Geometry | None:
-    """The geometry of training grids: their most common view size (None when none is a FailGen grid)."""
+def geometry_of_images(paths: list[Path], rows: tuple[str, ...] = OFFICIAL_ROWS) -> Geometry | None:
+    """The geometry of training grids with view rows `rows`: their most common view size (None when
+    none is a FailGen grid)."""
     from PIL import Image
 
     from toolkit.failgen.grid import grid_layout
@@ -74,7 +81,13 @@ def geometry_of_images(paths: list[Path]) -> Geometry | None:
             sizes[layout[0]] += 1
     if not sizes:
         return None
-    return Geometry(view_size=sizes.most_common(1)[0][0])
+    return Geometry(view_size=sizes.most_common(1)[0][0], views=tuple(rows))
+
+
+def common_rows(samples) -> tuple[str, ...]:
+    """The most common row order of samples' grids (the official order when there are none)."""
+    counts = Counter(tuple(s.rows) for s in samples)
+    return counts.most_common(1)[0][0] if counts else OFFICIAL_ROWS
 
 
 class GridNormalizer:
@@ -84,10 +97,11 @@ class GridNormalizer:
         self.geometry = geometry
         self._reported: set[int] = set()
 
-    def __call__(self, image, where: str = "", report: bool = True):
+    def __call__(self, image, where: str = "", report: bool = True, rows: tuple[str, ...] = OFFICIAL_ROWS):
+        """`image` (a grid with view rows `rows`, top to bottom) at the model's geometry."""
         if self.geometry is None:
             return image
-        from toolkit.failgen.grid import grid_layout, regrid
+        from toolkit.failgen.grid import grid_layout, regrid, reorder_rows
 
         layout = grid_layout(*image.size)
         if layout is None:
@@ -100,4 +114,13 @@ class GridNormalizer:
             self._reported.add(size)
             console.info(f"grids of {size}-px views are redrawn at the model's trained "
                          f"{self.geometry.view_size}-px views (each view resized on its own)")
-        return regrid(image, self.geometry.view_size)
+        return regrid(reorder_rows(image, tuple(rows), self.geometry.views), self.geometry.view_size)
+
+    def question(self, text: str, subtask: str, rows: tuple[str, ...] = OFFICIAL_ROWS, future: str = "white") -> str:
+        """A question in FailGen's wording for a grid of `rows` reworded for the model's row order (the
+        model learned one wording); any other question goes in as it is."""
+        from toolkit.aha.prompt import make_question
+
+        if self.geometry is None or not subtask or text != make_question(subtask, rows, future):
+            return text
+        return make_question(subtask, self.geometry.views, future)

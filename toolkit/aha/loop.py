@@ -182,6 +182,8 @@ def bootstrap_gain_ci(paired: list[tuple[bool, bool]], seed: int = 0, draws: int
 
 def vlm_judge(vlm, max_new_tokens: int = 48) -> Judge:
     def judge(image, question: str, subtask: str) -> str:
+        if vlm.normalize is not None:  # the live grid has FailGen's default rows: the model may know another order
+            question = vlm.normalize.question(question, subtask)
         return vlm.generate([vlm.fit(image, where=subtask)], [question], max_new_tokens=max_new_tokens)[0]
 
     return judge

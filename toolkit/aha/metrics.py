@@ -1,6 +1,10 @@
 """The AHA paper's metrics for one (prediction, reference) pair of answers.
 
-- binary: the word before the first comma agrees ("yes"/"no").
+- binary (lenient): the first word before the first comma agrees ("yes"/"no"), punctuation
+  dropped, so "Yes." and "No the gripper ..." count.
+- binary_strict: the official check (NVlabs/AHA check_answer_Yes_No.py): the whole text
+  before the first comma, stripped and lower-cased, is exactly "yes" or "no" and equals the
+  reference's; "Yes." or "No the gripper ..." score 0.
 - ROUGE-L: 1 when both say yes, the ROUGE-L F1 of the two explanations when both say
   no, else 0 (rouge-score's RougeScorer, stemming on, as in the paper's script).
 - cosine: cosine similarity of sentence embeddings of the two answers
@@ -22,6 +26,16 @@ Embedder = Callable[[list[str]], Sequence[Sequence[float]]]
 def binary_score(pred: str, ref: str) -> float:
     word = verdict_word(ref)
     return 1.0 if word in ("yes", "no") and verdict_word(pred) == word else 0.0
+
+
+def strict_word(answer: str) -> str:
+    """The official check's reading: the text before the first comma, stripped and lower-cased."""
+    return answer.split(",", 1)[0].strip().lower()
+
+
+def binary_strict_score(pred: str, ref: str) -> float:
+    word = strict_word(ref)
+    return 1.0 if word in ("yes", "no") and strict_word(pred) == word else 0.0
 
 
 _SCORER = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-QUESTION_TEMPLATE = (  # the wording FailGen's aha.sample records use (AHA instruction format)
+QUESTION_TEMPLATE = (  # FailGen's wording for grids in the earlier row order (front, overhead, wrist)
     'For the given sub-task, first determine whether it has succeeded by choosing from ["yes", "no"], '
     "and then explain the reason why the current sub-task has failed. "
     "The image shows the robot at successive keyframes (columns, numbered) from the front, overhead "
@@ -19,9 +19,23 @@ QUESTION_TEMPLATE = (  # the wording FailGen's aha.sample records use (AHA instr
 YES, NO = "Yes", "No"
 
 
-def make_question(subtask: str) -> str:
-    """The question for one sub-task (used when a record does not carry its own question)."""
-    return QUESTION_TEMPLATE.format(subtask=subtask.strip())
+def make_question(subtask: str, rows: tuple[str, ...] | None = None, future: str = "white") -> str:
+    """The question FailGen asks about one sub-task shown in a grid with view rows `rows` (default: the
+    official front, wrist, overhead) and future cells white or trimmed (used when a record does not
+    carry its own question, and to reword a question for a model trained on another grid format)."""
+    from toolkit.failgen.prompts import question
+
+    return question(subtask.strip(), rows, future)
+
+
+_ROW_WORDS = re.compile(r"top row is the (\w+) view; the middle row is the (\w+) view, "
+                        r"and the bottom is the (\w+) view")
+
+
+def rows_in_question(question: str) -> tuple[str, ...] | None:
+    """The row order a question in the official wording names (NVlabs/AHA's and FailGen's), else None."""
+    m = _ROW_WORDS.search(question)
+    return tuple(m.groups()) if m else None
 
 
 def verdict_word(answer: str) -> str:

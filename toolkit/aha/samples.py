@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.aha.prompt import make_question, split_answer
+from toolkit.aha.prompt import make_question, rows_in_question, split_answer
 from toolkit.core.errors import InputError
 from toolkit.core.paths import record_file_candidates
 from toolkit.core.records import BadLines, read_records
+from toolkit.failgen.grid import LEGACY_ROWS, OFFICIAL_ROWS, parse_rows
 
 SAMPLE_TYPE = "aha.sample"
 REQUIRED = ("sample_id", "image", "question", "answer")
@@ -31,18 +33,24 @@ class Sample:
     label: str = ""
     explanation: str = ""
     seed: int | None = None  # the FailGen scene's seed, when the record carries it
+    rows: tuple[str, ...] = OFFICIAL_ROWS  # the grid's view rows, top to bottom
+    future: str = "white"  # the grid's future cells: white or trimmed off
     relabelled: bool = False  # made by hindsight relabelling (hindsight.py), not read from a file
 
     @classmethod
-    def from_record(cls, rec: dict[str, Any], base: Path, where: str, need_image: bool = True) -> Sample:
+    def from_record(cls, rec: dict[str, Any], base: Path, where: str, need_image: bool = True,
+                    missing_ok: bool = False) -> Sample:
         for field in REQUIRED:
             if field not in rec:
                 raise InputError(f"{where}: missing field '{field}'")
-        label, explanation = split_answer(str(rec["answer"]))
+        for field in ("question", "answer"):
+            if not isinstance(rec[field], str):
+                raise InputError(f"{where}: field '{field}': expected a string, got {type(rec[field]).__name__}")
+        label, explanation = split_answer(rec["answer"])
         sample_id = str(rec["sample_id"])
         return cls(
             sample_id=sample_id,
-            image=resolve_image(rec, base, where) if need_image else Path(str(rec["image"])),
+            image=resolve_image(rec, base, where, missing_ok) if need_image else Path(str(rec["image"])),
             question=str(rec["question"]),
             answer=str(rec["answer"]),
             episode_id=str(rec.get("episode_id") or sample_id.rsplit("/", 1)[0]),
@@ -53,12 +61,22 @@ class Sample:
             label=str(rec.get("label") or label or ""),
             explanation=str(rec.get("explanation", explanation)),
             seed=_int_or_none(rec.get("seed")),
+            rows=grid_rows_of(rec, where),
+            future="trim" if rec.get("future") == "trim" else "white",
         )
 
     def meta(self) -> dict[str, Any]:
         """The fields a verdict carries over from its sample."""
         return {"sample_id": self.sample_id, "episode_id": self.episode_id, "task": self.task,
                 "mode": self.mode, "subtask_index": self.subtask_index, "subtask": self.subtask}
+
+
+def grid_rows_of(rec: dict[str, Any], where: str) -> tuple[str, ...]:
+    """The grid's row order: the record's `grid_rows`, else the order its question names (the official
+    wording), else the earlier FailGen order (front, overhead, wrist) that records without the field have."""
+    if rec.get("grid_rows") is not None:
+        return parse_rows(rec["grid_rows"], where=f"{where}: field 'grid_rows'")
+    return rows_in_question(str(rec.get("question", ""))) or LEGACY_ROWS
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -68,12 +86,15 @@ def _int_or_none(value: Any) -> int | None:
         return None
 
 
-def resolve_image(rec: dict[str, Any], base: Path, where: str) -> Path:
-    """`dir`/image when it exists, else the image relative to the file that was read."""
+def resolve_image(rec: dict[str, Any], base: Path, where: str, missing_ok: bool = False) -> Path:
+    """`dir`/image when it exists, else the image relative to the file that was read (with missing_ok, that
+    path even when it does not exist: the reader of the image reports it)."""
     candidates = record_file_candidates(rec["image"], rec.get("dir"), base)
     for cand in candidates:
         if cand.is_file():
             return cand
+    if missing_ok:
+        return candidates[-1]
     raise InputError(f"{where}: field 'image': no such file {candidates[-1]}")
 
 
@@ -82,13 +103,22 @@ def load_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | No
     """Samples from an aha.sample JSONL file ('-' = stdin) or a LLaVA conversation JSON list.
 
     need_images=False reads the labels alone (scoring verdicts), without looking for the image files."""
+    return list(iter_samples(path, skip_bad=skip_bad, bad=bad, need_images=need_images))
+
+
+def iter_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | None = None,
+                 need_images: bool = True, missing_images_ok: bool = False) -> Iterator[Sample]:
+    """load_samples, one sample at a time: a JSONL stream is read line by line as it arrives, so a
+    consumer can act on the first samples while the producer is still writing. With missing_images_ok a
+    sample whose image is not found is still yielded (loading its image then fails, naming it)."""
     bad = bad if bad is not None else BadLines()
     p = Path(path)
     base = Path.cwd() if str(path) == "-" else p.resolve().parent
     if str(path) != "-" and p.suffix == ".json":
-        return _load_llava(p, base, skip_bad, bad, need_images)
+        yield from _load_llava(p, base, skip_bad, bad, need_images)
+        return
     name = "<stdin>" if str(path) == "-" else str(p)
-    out: list[Sample] = []
+    found = 0
     lineno = 0
     for rec in read_records(path, skip_bad=skip_bad, bad=bad):
         lineno += 1
@@ -96,14 +126,16 @@ def load_samples(path: str | Path, *, skip_bad: bool = False, bad: BadLines | No
             continue  # failgen streams episodes and samples interleaved
         where = f"{name}: record {rec.get('sample_id', lineno)}"
         try:
-            out.append(Sample.from_record(rec, base, where, need_images))
+            sample = Sample.from_record(rec, base, where, need_images, missing_images_ok)
         except InputError as exc:
             if not skip_bad:
                 raise
             bad.add(str(exc))
-    if not out and not bad.count:
+            continue
+        found += 1
+        yield sample
+    if not found and not bad.count:
         raise InputError(f"{name}: no aha.sample records found")
-    return out
 
 
 def _load_llava(p: Path, base: Path, skip_bad: bool, bad: BadLines, need_images: bool) -> list[Sample]:
@@ -135,11 +167,11 @@ def _load_llava(p: Path, base: Path, skip_bad: bool, bad: BadLines, need_images:
     return out
 
 
-def sample_from_image(image: Path, subtask: str) -> Sample:
+def sample_from_image(image: Path, subtask: str, rows: tuple[str, ...] = OFFICIAL_ROWS) -> Sample:
     if not Path(image).is_file():
         raise InputError(f"--image {image}: no such file")
-    return Sample(sample_id=f"{Path(image).name}", image=Path(image), question=make_question(subtask), answer="",
-                  subtask=subtask)
+    return Sample(sample_id=f"{Path(image).name}", image=Path(image), question=make_question(subtask, rows),
+                  answer="", subtask=subtask, rows=tuple(rows))
 
 
 def split_by_episode(samples: list[Sample], val_frac: float, seed: int,

@@ -16,13 +16,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolkit.aha.geometry import Geometry, GridNormalizer, geometry_of_images, read_geometry, write_geometry
+from toolkit.aha.geometry import (
+    Geometry,
+    GridNormalizer,
+    common_rows,
+    geometry_of_images,
+    read_geometry,
+    write_geometry,
+)
 from toolkit.aha.hindsight import hindsight
 from toolkit.aha.prompt import YES
 from toolkit.aha.samples import Sample, load_samples, split_by_episode
 from toolkit.aha.scenes import scene_of, write_scenes
 from toolkit.aha.vision_aux import CHANCE, IGNORE, SubtaskWords, VisionProbe, stuck_at_chance
-from toolkit.aha.vlm import VLM, load_image, load_vlm
+from toolkit.aha.vlm import VLM, fit_sample, load_image, load_vlm
 from toolkit.core import console
 from toolkit.core.errors import InputError
 from toolkit.core.records import RecordWriter, make_record
@@ -78,8 +85,8 @@ AUG_SIZES = (48, 256)  # view sizes a resolution-augmented grid is redrawn at (t
 
 def encode_sample(vlm: VLM, sample: Sample, with_answer: bool = True) -> dict[str, Any]:
     """Processor tensors for one sample with labels masking everything but the answer."""
-    image = vlm.prepare(vlm.fit(load_image(sample.image, where=sample.sample_id), where=sample.sample_id))
-    return encode_example(vlm, image, vlm.prompt(sample.question), sample.answer if with_answer else None)
+    image, question = fit_sample(vlm, load_image(sample.image, where=sample.sample_id), sample)
+    return encode_example(vlm, vlm.prepare(image), vlm.prompt(question), sample.answer if with_answer else None)
 
 
 def _prepare_model(vlm: VLM, cfg: TrainConfig):
@@ -94,7 +101,8 @@ def augmented_pixels(vlm: VLM, sample: Sample, rng: random.Random):
 
     image = load_image(sample.image, where=sample.sample_id)
     image = regrid(image, rng.randint(*AUG_SIZES)) or image
-    image = vlm.prepare(vlm.normalize(image, sample.sample_id, report=False))  # a redraw asked for: no notice
+    # a redraw asked for: no notice
+    image = vlm.prepare(vlm.normalize(image, sample.sample_id, report=False, rows=sample.rows))
     return vlm.processor.image_processor(images=[image], return_tensors="pt")["pixel_values"]
 
 
@@ -262,7 +270,7 @@ def training_geometry(model: str, samples: list[Sample]) -> Geometry | None:
     recorded = read_geometry(model)
     if recorded is not None:
         return recorded
-    return geometry_of_images(sorted({s.image for s in samples if not s.relabelled})[:200])
+    return geometry_of_images(sorted({s.image for s in samples if not s.relabelled})[:200], common_rows(samples))
 
 
 def _comparable(cfg: TrainConfig) -> dict[str, Any]:

@@ -10,13 +10,26 @@ from toolkit.core.vlm import attach_adapter, check_vlm_dir, load_image, quiet_tr
 
 
 class VLM(core_vlm.VLM):
-    @staticmethod
-    def prepare(image):
+    def prepare(self, image):
         """What the model sees of a FailGen grid: the keyframes up to the current one (the blank future
-        columns dropped), so a 4-sub-task task's grid looks like a 2-sub-task one's at the same step."""
+        columns dropped), so a 4-sub-task task's grid looks like a 2-sub-task one's at the same step;
+        a model whose geometry keeps all keyframes sees the white future cells."""
         from toolkit.failgen.grid import trim_future
 
+        geometry = getattr(getattr(self, "normalize", None), "geometry", None)
+        if geometry is not None and geometry.keyframes == "all":
+            return image
         return trim_future(image)
+
+
+def fit_sample(vlm: VLM, image, sample) -> tuple:
+    """(image, question) of a sample brought to the model's format: grid size and row order, and the
+    question reworded for that row order."""
+    norm = vlm.normalize
+    if norm is None:
+        return image, sample.question
+    return (norm(image, sample.sample_id, rows=sample.rows),
+            norm.question(sample.question, sample.subtask, sample.rows, sample.future))
 
 
 def load_vlm(path: str | Path, adapter: str | Path | None = None, *, device: str = "auto",
@@ -43,5 +56,5 @@ def model_normalizer(dirs: list[Path], warn: bool = True):
     return None
 
 
-__all__ = ["VLM", "attach_adapter", "check_vlm_dir", "load_image", "load_vlm", "model_normalizer",
+__all__ = ["VLM", "fit_sample", "attach_adapter", "check_vlm_dir", "load_image", "load_vlm", "model_normalizer",
            "quiet_transformers"]

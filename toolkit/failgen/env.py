@@ -17,7 +17,7 @@ import numpy as np
 
 from toolkit.core.errors import InputError
 from toolkit.failgen import skills as sk
-from toolkit.failgen.grid import compose_grid
+from toolkit.failgen.grid import ROWS, compose_grid, trim_future
 from toolkit.failgen.modes import MODES, Magnitudes, Perturbation, apply
 from toolkit.failgen.tasks import TASKS, sites
 from toolkit.failgen.world import VIEWS, World
@@ -61,6 +61,8 @@ class TaskEnv:
     render: bool = True
     magnitudes: Magnitudes = field(default_factory=Magnitudes)
     video_every: int | None = None      # keep a front-view frame every N physics steps (for a GIF)
+    grid_rows: tuple[str, ...] = ROWS   # view rows of the grid, top to bottom
+    future: str = "white"               # future cells white, or "trim": dropped from the grid
 
     def __post_init__(self) -> None:
         self.task = task_or_error(self.task_name)
@@ -160,8 +162,8 @@ class TaskEnv:
             latest = {r.index: r for r in self.runs if r.index <= i}
             shown = [0] + [c for k in sorted(latest) for c in latest[k].columns]
             later = sum(self.planned[k] for k in range(i + 1, len(self.planned)))
-            return compose_grid([self.columns[c].images for c in shown], len(shown) - 1, len(shown) + later,
-                                self.image_size)
+            return self._finish(compose_grid([self.columns[c].images for c in shown], len(shown) - 1,
+                                             len(shown) + later, self.image_size, self.grid_rows))
         runs = [r for r in self.runs if r.index == i] if i is not None else self.runs
         upto = max(runs[-1].columns) if runs and runs[-1].columns else len(self.columns) - 1
         if i is None:
@@ -169,7 +171,11 @@ class TaskEnv:
         done = {r.index for r in self.runs}
         pending = sum(n for k, n in enumerate(self.planned) if k not in done)
         total = len(self.columns) + pending
-        return compose_grid([c.images for c in self.columns], upto, total, self.image_size)
+        return self._finish(compose_grid([c.images for c in self.columns], upto, total, self.image_size,
+                                         self.grid_rows))
+
+    def _finish(self, grid):
+        return trim_future(grid) if self.future == "trim" else grid
 
     def _capture(self, name: str, subtask: int) -> int:
         images = self.world.snapshot() if self.render else None

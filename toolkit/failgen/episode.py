@@ -60,7 +60,8 @@ def labels_hold(mode: str, results: list[SubtaskResult], success: bool, pert: Pe
 
 
 def run_episode(task: str, seed: int, mode: str = NOMINAL, *, image_size: int = 128, render: bool = True,
-                magnitudes: Magnitudes | None = None, retries: int = 3, video_every: int | None = None) -> Episode:
+                magnitudes: Magnitudes | None = None, retries: int = 3, video_every: int | None = None,
+                grid_rows: tuple[str, ...] | None = None, future: str = "white") -> Episode:
     """Generate one episode; `kept` is False when the nominal demo failed or the mode had no effect."""
     start = time.perf_counter()
     mags = magnitudes or Magnitudes()
@@ -69,7 +70,8 @@ def run_episode(task: str, seed: int, mode: str = NOMINAL, *, image_size: int = 
     for attempt in range(tries):
         if env is not None:
             env.close()
-        env = TaskEnv(task, seed, image_size=image_size, render=render, magnitudes=mags, video_every=video_every)
+        env = TaskEnv(task, seed, image_size=image_size, render=render, magnitudes=mags, video_every=video_every,
+                      future=future, **({"grid_rows": tuple(grid_rows)} if grid_rows else {}))
         pert = None if mode == NOMINAL else env.perturbation(mode, attempt)
         results: list[SubtaskResult] = []
         for i in range(len(env.scene.subtasks)):

@@ -1,6 +1,11 @@
 """The AHA grid image: rows = camera views, columns = keyframes, each cell numbered top-left.
 
-Cells of keyframes after the sub-task in question are left white.
+The default format is the official one (NVlabs/AHA make_json.py's question: "the top row is the
+front view; the middle row is the wrist view, and the bottom is the overhead view"; "the white grid
+represents future sub-tasks that has yet to happen and should be ignore"): rows front, wrist,
+overhead, and the cells of keyframes after the sub-task in question left white. Options: the
+earlier row order front, overhead, wrist (LEGACY_ROWS, what the shipped detector was trained on)
+and future columns trimmed off ("trim").
 """
 
 from __future__ import annotations
@@ -8,26 +13,57 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw
 
-ROWS = ("front", "overhead", "wrist")
+OFFICIAL_ROWS = ("front", "wrist", "overhead")
+LEGACY_ROWS = ("front", "overhead", "wrist")
+ROWS = OFFICIAL_ROWS  # the default row order
+FUTURES = ("white", "trim")  # future cells: kept white (default) or trimmed off the grid
 GAP = 2
 
 
-def compose_grid(columns: list[dict[str, np.ndarray] | None], upto: int, total: int, size: int) -> Image.Image:
-    """columns[k][view] is an (size, size, 3) image; columns after `upto` (and missing ones) stay white."""
+def parse_rows(text: str | list | tuple, where: str = "--grid-rows") -> tuple[str, ...]:
+    """A row order given as 'front,wrist,overhead' (or a list): a permutation of the three views."""
+    from toolkit.core.errors import InputError
+
+    rows = tuple(v.strip() for v in (text.split(",") if isinstance(text, str) else text))
+    if sorted(rows) != sorted(ROWS):
+        raise InputError(f"{where}: {','.join(map(str, rows))} is not an order of the views {','.join(ROWS)}")
+    return rows
+
+
+def reorder_rows(img: Image.Image, src: tuple[str, ...], dst: tuple[str, ...]) -> Image.Image:
+    """The grid with its view rows moved from order `src` to order `dst` (number tags move with their
+    row: every row of a column carries the same one). Not a grid of this layout: unchanged."""
+    layout = grid_layout(*img.size)
+    if layout is None or tuple(src) == tuple(dst):
+        return img
+    size = layout[0]
+    pixels = np.asarray(img.convert("RGB"))
+    out = pixels.copy()
+    for r, view in enumerate(dst):
+        s = src.index(view)
+        out[GAP + r * (size + GAP):GAP + r * (size + GAP) + size] = pixels[GAP + s * (size + GAP):
+                                                                         GAP + s * (size + GAP) + size]
+    return Image.fromarray(out)
+
+
+def compose_grid(columns: list[dict[str, np.ndarray] | None], upto: int, total: int, size: int,
+                 rows: tuple[str, ...] = ROWS) -> Image.Image:
+    """columns[k][view] is an (size, size, 3) image; columns after `upto` (and missing ones) stay white;
+    `rows` gives the views top to bottom."""
     width = total * size + (total + 1) * GAP
-    height = len(ROWS) * size + (len(ROWS) + 1) * GAP
+    height = len(rows) * size + (len(rows) + 1) * GAP
     canvas = np.full((height, width, 3), 255, dtype=np.uint8)
     for k in range(min(upto + 1, len(columns))):
         images = columns[k]
         if images is None:
             continue
-        for r, view in enumerate(ROWS):
+        for r, view in enumerate(rows):
             y, x = GAP + r * (size + GAP), GAP + k * (size + GAP)
             canvas[y:y + size, x:x + size] = images[view]
     img = Image.fromarray(canvas)
     draw = ImageDraw.Draw(img)
     for k in range(total):
-        for r in range(len(ROWS)):
+        for r in range(len(rows)):
             y, x = GAP + r * (size + GAP), GAP + k * (size + GAP)
             label = str(k)
             box = (x, y, x + 7 * len(label) + 3, y + 11)

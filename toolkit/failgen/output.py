@@ -68,7 +68,9 @@ def episode_records(ep: Episode, out_dir: Path, dir_field: str, *, images: bool 
             image = (rel / name).as_posix()
         samples.append(make_record(
             "aha.sample", 1, sample_id=f"{eid}/{s}", episode_id=eid, task=ep.task, mode=ep.mode, seed=ep.seed,
-            subtask_index=s, subtask=run.description, image=image, question=prompts.question(run.description),
+            subtask_index=s, subtask=run.description, image=image,
+            question=prompts.question(run.description, env.grid_rows, env.future), grid_rows=list(env.grid_rows),
+            future=env.future,
             answer=prompts.answer(label, expl), label=label, explanation=expl, dir=dir_field,
             keyframes_shown=max(run.columns) + 1, paraphrases=list(env.paraphrases(s))))
     record = make_record(

@@ -7,7 +7,9 @@ for the failed one, with a mode-specific explanation naming the objects involved
 
 from __future__ import annotations
 
-QUESTION = ('For the given sub-task, first determine whether it has succeeded by choosing from ["yes", "no"], '
+# The wording of grids in the earlier row order (front, overhead, wrist): kept word for word, it is
+# what the shipped detector was trained on.
+LEGACY_QUESTION = ('For the given sub-task, first determine whether it has succeeded by choosing from ["yes", "no"], '
             "and then explain the reason why the current sub-task has failed. "
             "The image shows the robot at successive keyframes (columns, numbered) from the front, overhead "
             'and wrist cameras (rows). Sub-task: "{subtask}"')
@@ -38,8 +40,24 @@ SKILL_EXPLANATIONS = {
 }
 
 
-def question(subtask: str) -> str:
-    return QUESTION.format(subtask=subtask)
+# The official format's wording (NVlabs/AHA make_json.py), with the rows named in their order.
+OFFICIAL_QUESTION = ('For the given sub-task, first determine whether it has succeeded by choosing from ["yes", "no"], '
+                     "and then explain the reason why the current sub-task has failed. "
+                     "The image shows the robot at successive keyframes (columns, numbered) from different views: "
+                     "the top row is the {0} view; the middle row is the {1} view, and the bottom is the {2} view."
+                     "{future} Sub-task: \"{subtask}\"")
+WHITE_CELLS = " The white cells are future sub-tasks that have yet to happen and should be ignored."
+
+
+def question(subtask: str, rows: tuple[str, ...] | None = None, future: str = "white") -> str:
+    """The question for a grid with view rows `rows` (default: the official order) whose future cells
+    are white or trimmed off."""
+    from toolkit.failgen.grid import LEGACY_ROWS, ROWS
+
+    rows = tuple(rows or ROWS)
+    if rows == LEGACY_ROWS:
+        return LEGACY_QUESTION.format(subtask=subtask)
+    return OFFICIAL_QUESTION.format(*rows, future=WHITE_CELLS if future == "white" else "", subtask=subtask)
 
 
 def explanation(mode: str, obj: str, other: str | None = None, target: str | None = None,

@@ -35,6 +35,8 @@ class Options:
     rotation_deg: float | None = None
     slip_steps: int | None = None
     tilt_deg: float | None = None
+    grid_rows: tuple[str, ...] | None = None  # None: the official order
+    future: str = "white"
 
     def magnitudes(self) -> Magnitudes:
         return Magnitudes.from_options(self.translation, self.rotation_deg, self.slip_steps, self.tilt_deg)
@@ -106,7 +108,8 @@ def run_job(job: Job) -> JobResult:
     opts = job.options
     ep = run_episode(job.task, job.seed, job.mode, image_size=opts.image_size, render=opts.images,
                      magnitudes=opts.magnitudes(), retries=opts.retries,
-                     video_every=GIF_EVERY if (opts.gif and opts.images) else None)
+                     video_every=GIF_EVERY if (opts.gif and opts.images) else None, grid_rows=opts.grid_rows,
+                     future=opts.future)
     try:
         if not ep.kept:
             return JobResult(job, False, None, [], ep.seconds, ep.attempts)

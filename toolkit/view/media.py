@@ -21,11 +21,15 @@ class Media:
     def url(self, rel: Any, record: dict[str, Any], base: Path, where: str = "") -> str | None:
         """The site-relative URL of the image `rel` of a record, or None (counted) when no such file exists.
 
-        A relative path is looked up under the record's `dir` first, then beside the file it was read from.
+        A relative path is looked up under the record's `dir` first, then in the folder of the file it was
+        read from, then in the current directory (where a command that wrote paths relative to itself ran).
         """
         if not rel:
             return None
-        for cand in record_file_candidates(rel, record.get("dir"), base):
+        candidates = record_file_candidates(rel, record.get("dir"), base)
+        if not Path(str(rel)).is_absolute():
+            candidates.append(Path.cwd() / str(rel))
+        for cand in candidates:
             if cand.is_file():
                 return self._copy(cand.resolve())
         self.missing.append(f"{where}: {rel}" if where else str(rel))

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
+from toolkit.core import provenance
 from toolkit.core.errors import InputError
 from toolkit.core.records import STDIO, BadLines, read_records
 from toolkit.view.families import FAMILIES, other
@@ -34,6 +35,7 @@ class BuildSummary:
     missing_images: int = 0
     missing_examples: list[str] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)  # families whose records were shown as JSON instead
+    stand_in: dict[str, int] = field(default_factory=dict)  # record type -> records made through a stand-in
 
     def record(self) -> dict:
         return {"type": "view.site", "schema": 1, **asdict(self)}
@@ -48,7 +50,7 @@ def prepare_out(out: Path, force: bool) -> None:
     if (out / MARKER).is_file():
         for name in (MEDIA, STATIC):
             shutil.rmtree(out / name, ignore_errors=True)
-        for page in out.glob("*.html"):
+        for page in [*out.glob("*.html"), *out.glob("*.index.json"), *out.glob("*.index.js")]:
             page.unlink()
         (out / MARKER).unlink()
         return
@@ -76,6 +78,24 @@ def make_env() -> Environment:
     env.filters["num"] = lambda v, digits=3: "–" if v is None else (f"{v:.{digits}g}" if isinstance(v, float)
                                                                       else str(v))
     return env
+
+
+def stand_in_counts(by_type: dict[str, list[Rec]]) -> dict[str, int]:
+    """Record type -> how many of its records say they were made through a stand-in (`"backend": "stand-in"`)."""
+    counts = {t: sum(r.data.get(provenance.FIELD) == provenance.STAND_IN for r in recs) for t, recs in by_type.items()}
+    return {t: n for t, n in sorted(counts.items()) if n}
+
+
+def write_filter_index(out: Path, section: Section, names: list[str], page_size: int) -> str:
+    """OUT/SLUG.index.json: every item's filter values and page, so the filters act on the whole family;
+    the same data as SLUG.index.js for the pages (a page opened from file:// may load scripts, not JSON)."""
+    index = {"section": section.slug, "pages": names, "filters": [f.attr for f in section.filters],
+             "items": [[i // page_size, {f.attr: item.attrs.get(f.attr, "") for f in section.filters}]
+                       for i, item in enumerate(section.items)]}
+    text = json.dumps(index, separators=(",", ":"), sort_keys=True)
+    (out / f"{section.slug}.index.json").write_text(text + "\n", encoding="utf-8")
+    (out / f"{section.slug}.index.js").write_text(f"window.REASON_INDEX = {text};\n", encoding="utf-8")
+    return f"{section.slug}.index.js"
 
 
 def page_names(slug: str, count: int) -> list[str]:
@@ -110,6 +130,7 @@ def build_site(paths: list[str], out: str | Path, *, page_size: int = 200, skip_
     nav = [{"slug": s.slug, "title": s.title, "href": page_names(s.slug, 1)[0]} for s in sections]
     if other_sections:
         nav.append({"slug": "other", "title": "other", "href": "index.html#other"})
+    stand_in = stand_in_counts(by_type)
     common = {"site_title": title, "nav": nav}
     pages = 0
     listed = []
@@ -117,10 +138,12 @@ def build_site(paths: list[str], out: str | Path, *, page_size: int = 200, skip_
         chunks = [section.items[i:i + page_size] for i in range(0, len(section.items), page_size)] or [[]]
         names = page_names(section.slug, len(chunks))
         current = "other" if section in other_sections else section.slug
+        index_js = write_filter_index(out, section, names, page_size) if section.filters else None
+        demo = sum(stand_in.get(t, 0) for t in section.counts)
         for number, (name, chunk) in enumerate(zip(names, chunks, strict=True), start=1):
             html = env.get_template("section.html.j2").render(
                 **common, title=section.title, current=current, header=section.header, filters=section.filters,
-                note=section.note, items=chunk, page=number, pages=names)
+                note=section.note, items=chunk, page=number, pages=names, index_js=index_js, stand_in=demo)
             (out / name).write_text(html, encoding="utf-8")
             pages += 1
         listed.append((section, names))
@@ -129,13 +152,15 @@ def build_site(paths: list[str], out: str | Path, *, page_size: int = 200, skip_
                            by_type={t: len(v) for t, v in sorted(by_type.items())}, pages=pages + 1,
                            bad_lines=bad.count, bad_examples=bad.examples,
                            missing_images=len(ctx.media.missing), missing_examples=ctx.media.missing[:5],
-                           fallbacks=fallbacks)
-    index_sections = [{"title": s.title, "href": names[0], "counts": s.counts, "pages": len(names)}
+                           fallbacks=fallbacks, stand_in=stand_in)
+    index_sections = [{"title": s.title, "href": names[0], "counts": s.counts, "pages": len(names),
+                       "stand_in": sum(stand_in.get(t, 0) for t in s.counts)}
                       for s, names in listed if s not in other_sections]
     other_rows = [{"type": t, "count": n, "href": names[0], "first": s.note}
                   for s, names in listed if s in other_sections for t, n in s.counts.items()]
     index = env.get_template("index.html.j2").render(
-        **common, title="index", current="index", summary=summary, sections=index_sections, other=other_rows)
+        **common, title="index", current="index", summary=summary, sections=index_sections, other=other_rows,
+        stand_in=sum(stand_in.values()))
     (out / "index.html").write_text(index, encoding="utf-8")
     shutil.copytree(HERE / "static", out / STATIC, dirs_exist_ok=True)
     (out / MARKER).write_text(json.dumps(summary.record(), indent=1) + "\n", encoding="utf-8")

@@ -1,4 +1,5 @@
-"""steer.sweep: accuracy, KL and entropy against the steering strength alpha, one row of charts per sweep."""
+"""steer.sweep: accuracy, KL and entropy against the steering strength alpha, one row of charts per sweep;
+a steer.choice (the point chosen on validation, judged on test) is shown with the sweeps of its file and family."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ def build(ctx: Context, records: dict[str, list[Rec]]) -> list[Section]:
     for r in records.get("steer.sweep", []):
         source = r.where.split("#", 1)[0]
         sweeps[(source, str(r.data.get("family")), str(r.data.get("split")))][r.data.get("layer")].append(r.data)
+    choices: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in records.get("steer.choice", []):
+        choices[(r.where.split("#", 1)[0], str(r.data.get("family")))].append(r.data)
     items = []
     for (source, family, split), layers in sweeps.items():
         charts = []
@@ -31,10 +35,16 @@ def build(ctx: Context, records: dict[str, list[Rec]]) -> list[Section]:
         base = [p for pts in layers.values() for p in pts if p.get("alpha") == 0]
         html = ctx.render("steer_sweep.html.j2", source=source, family=family, split=split, charts=charts,
                           best=best, base=base[0] if base else None,
-                          points=sum(len(p) for p in layers.values()))
+                          points=sum(len(p) for p in layers.values()), choices=choices.get((source, family), []))
         items.append(Item(html, {"family": family}))
+    shown = {(source, family) for source, family, _ in sweeps}
+    for (source, family), chosen in choices.items():
+        if (source, family) not in shown:  # a choice whose sweep was not given: on its own
+            html = ctx.render("steer_sweep.html.j2", source=source, family=family, split="choice", charts=[],
+                              best=None, base=None, points=0, choices=chosen)
+            items.append(Item(html, {"family": family}))
     counts = {k: len(v) for k, v in records.items()}
     return [Section("steer", "steering sweeps", counts, items)]
 
 
-FAMILY = Family("steer", "steering sweeps", ("steer.sweep",), build)
+FAMILY = Family("steer", "steering sweeps", ("steer.sweep", "steer.choice"), build)
