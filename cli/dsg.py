@@ -362,15 +362,25 @@ def eval_cmd(
 def import_vad(
     directory: Annotated[Path, typer.Argument(help="The benchmark's <category>/<concept>/vqa.json tree.")],
     out: OutOpt = None,
+    skip_bad: SkipBadOpt = False,
 ):
-    """Read the Visual Abstractions benchmark into dsg.item records (multiple-choice questions).
+    """Read the Visual Abstractions benchmark into dsg.item records (multiple-choice questions; the inline
+    options become `choices`). An item whose image is missing is an error naming it and the path (with
+    --skip-bad: left out and counted).
 
     Example: reason dsg import-vad VAD > vad/items.jsonl
     """
-    from cli.common import open_writer
+    from cli.common import open_writer, report_bad
+    from toolkit.core.errors import InputError
+    from toolkit.core.records import BadLines
     from toolkit.dsg.vad import import_vad as load
 
-    writer = open_writer(out)
-    with writer:
-        for rec in load(directory):
+    bad = BadLines() if skip_bad else None
+    recs = list(load(directory, bad=bad))  # every item checked before anything is written
+    if bad is not None and bad.count and not recs:
+        raise InputError(f"{directory}: all {bad.count} item(s) rejected; first: {bad.examples[0]}")
+    with open_writer(out) as writer:
+        for rec in recs:
             writer.write(rec)
+    if bad is not None:
+        report_bad(bad)

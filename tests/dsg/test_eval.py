@@ -79,6 +79,7 @@ def test_import_vad_reads_two_concepts(tmp_path):
     for cat, concept, answer in (("strategic", "maze", "(b)"), ("domestic", "helping", "yes")):
         d = tmp_path / "VAD" / cat / concept
         d.mkdir(parents=True)
+        (d / "1.png").write_bytes(b"")  # present (import checks that the file exists, run reads it)
         (d / "vqa.json").write_text(json.dumps({"questions": [{
             "image_filename": "1.png", "question_type": "counting",
             "question_multiple_choice": "How many exits? (a) one (b) two (c) three",
