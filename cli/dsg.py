@@ -330,8 +330,12 @@ def eval_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON record instead of a table.")] = False,
     semantic: Annotated[bool, typer.Option("--semantic", help="Open answers: MiniLM cosine >= 0.8 also counts.")]
     = False,
+    prior: Annotated[Path | None, typer.Option("--prior", help="A training split's items.jsonl: also score the "
+                                               "question-only prior (its most frequent answer per question).")]
+    = None,
 ):
-    """Accuracy per concept x question type with bootstrap 95 % CIs and chance; for synthetic items the
+    """Accuracy per concept x question type with bootstrap 95 % CIs, chance (weighted by the rows' items
+    overall) and with --prior the question-only prior's accuracy on the same items; for synthetic items the
     grounding accuracy per node and the first wrongly grounded node behind each wrong answer.
 
     Example: reason dsg eval --pred va/pred.jsonl --gold va/items.jsonl
@@ -351,7 +355,9 @@ def eval_cmd(
             u, v = embed([a, b])
             dot = sum(x * y for x, y in zip(u, v, strict=True))
             return dot / ((sum(x * x for x in u) ** 0.5) * (sum(y * y for y in v) ** 0.5) or 1.0)
-    result = evaluate(pred, gold, semantic=sim)
+    from toolkit.dsg.evaluate import prior_from
+
+    result = evaluate(pred, gold, semantic=sim, prior=prior_from(prior) if prior is not None else None)
     if as_json:
         print(dumps(make_record("dsg.eval", **result)))
     else:
