@@ -67,7 +67,7 @@ if [ "$stage" = headline ]; then
   # directly, each next to chance and the question-only prior of a training split in the current generator
   d=runs/headline
   $R dsg gen --n 300 --styles train --seed 1 --out $d/train > /dev/null
-  $R dsg gen --n "${DSG_HEADLINE_N:-100}" --styles heldout --seed 10031 --out $d/heldout > /dev/null
+  $R dsg gen --n "${DSG_HEADLINE_N:-300}" --styles heldout --seed 10031 --out $d/heldout > /dev/null
   h=$d/heldout
   $R dsg run --items $h/items.jsonl --model assets/dsg/model --mode dsg --compose program -o $h/dsg-program.jsonl
   $R dsg run --items $h/items.jsonl --model assets/dsg/model --mode dsg --compose vlm -o $h/dsg-vlm.jsonl
