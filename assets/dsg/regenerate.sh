@@ -75,4 +75,27 @@ if [ "$stage" = headline ]; then
   for p in dsg-program dsg-vlm e2e-direct; do
     $R dsg eval --pred $h/$p.jsonl --gold $h/items.jsonl --prior $d/train/items.jsonl
   done
+  # paired difference against the end-to-end model: bootstrap over items (2,000 resamples, seed 0)
+  python - "$h" <<'PY'
+import json, random, sys
+from toolkit.dsg.data import read_gold
+from toolkit.dsg.score import correct
+h = sys.argv[1]
+gold = read_gold(f"{h}/items.jsonl")
+def hits(name):
+    out = {}
+    for line in open(f"{h}/{name}.jsonl"):
+        r = json.loads(line)
+        if r["type"] == "dsg.answer":
+            g = gold[r["id"]]
+            out[r["id"]] = int(correct(r["answer"], str(g["answer"]), g["question_type"], g.get("choices")))
+    return out
+base = hits("e2e-direct")
+for name in ("dsg-program", "dsg-vlm"):
+    a = hits(name)
+    diff = [a[i] - base[i] for i in sorted(a)]
+    rng, k = random.Random(0), len(diff)
+    means = sorted(sum(diff[rng.randrange(k)] for _ in range(k)) / k for _ in range(2000))
+    print(f"{name} - e2e-direct: {sum(diff) / k:+.4f} [{means[49]:+.4f}, {means[1949]:+.4f}], n={k}")
+PY
 fi
