@@ -330,8 +330,12 @@ def eval_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON record instead of a table.")] = False,
     semantic: Annotated[bool, typer.Option("--semantic", help="Open answers: MiniLM cosine >= 0.8 also counts.")]
     = False,
+    prior: Annotated[Path | None, typer.Option("--prior", help="A training split's items.jsonl: also score the "
+                                               "question-only prior (its most frequent answer per question).")]
+    = None,
 ):
-    """Accuracy per concept x question type with bootstrap 95 % CIs and chance; for synthetic items the
+    """Accuracy per concept x question type with bootstrap 95 % CIs, chance (weighted by the rows' items
+    overall) and with --prior the question-only prior's accuracy on the same items; for synthetic items the
     grounding accuracy per node and the first wrongly grounded node behind each wrong answer.
 
     Example: reason dsg eval --pred va/pred.jsonl --gold va/items.jsonl
@@ -351,7 +355,9 @@ def eval_cmd(
             u, v = embed([a, b])
             dot = sum(x * y for x, y in zip(u, v, strict=True))
             return dot / ((sum(x * x for x in u) ** 0.5) * (sum(y * y for y in v) ** 0.5) or 1.0)
-    result = evaluate(pred, gold, semantic=sim)
+    from toolkit.dsg.evaluate import prior_from
+
+    result = evaluate(pred, gold, semantic=sim, prior=prior_from(prior) if prior is not None else None)
     if as_json:
         print(dumps(make_record("dsg.eval", **result)))
     else:
@@ -362,15 +368,25 @@ def eval_cmd(
 def import_vad(
     directory: Annotated[Path, typer.Argument(help="The benchmark's <category>/<concept>/vqa.json tree.")],
     out: OutOpt = None,
+    skip_bad: SkipBadOpt = False,
 ):
-    """Read the Visual Abstractions benchmark into dsg.item records (multiple-choice questions).
+    """Read the Visual Abstractions benchmark into dsg.item records (multiple-choice questions; the inline
+    options become `choices`). An item whose image is missing is an error naming it and the path (with
+    --skip-bad: left out and counted).
 
     Example: reason dsg import-vad VAD > vad/items.jsonl
     """
-    from cli.common import open_writer
+    from cli.common import open_writer, report_bad
+    from toolkit.core.errors import InputError
+    from toolkit.core.records import BadLines
     from toolkit.dsg.vad import import_vad as load
 
-    writer = open_writer(out)
-    with writer:
-        for rec in load(directory):
+    bad = BadLines() if skip_bad else None
+    recs = list(load(directory, bad=bad))  # every item checked before anything is written
+    if bad is not None and bad.count and not recs:
+        raise InputError(f"{directory}: all {bad.count} item(s) rejected; first: {bad.examples[0]}")
+    with open_writer(out) as writer:
+        for rec in recs:
             writer.write(rec)
+    if bad is not None:
+        report_bad(bad)

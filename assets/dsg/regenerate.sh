@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates assets/dsg: training split, the tiny primitive model, the end-to-end baseline, examples, the
 # stand-in schema recording, and the claim figures on fresh seeds (10010 train styles, 10011 held-out styles).
-# Usage: bash assets/dsg/regenerate.sh [all|model|e2e-model|assets|claims]   (default: all, in that order);
+# Usage: bash assets/dsg/regenerate.sh [all|model|e2e-model|assets|claims|headline]   (default: all but headline);
 # DSG_CLAIM_N: scenes per concept and split of the claim runs (default 300).
 # Each training run is capped at 25 min wall on one thread; the shipped models ran side by side, one core each
 # (OMP_NUM_THREADS=1); see README.md.
@@ -38,10 +38,12 @@ if [ "$stage" = all ] || [ "$stage" = claims ]; then
     d=runs/claims/$split
     $R dsg gen --n "${DSG_CLAIM_N:-300}" --styles $split --seed $seed --out $d
     $R dsg run --items $d/items.jsonl --model assets/dsg/model --mode dsg -o $d/dsg.jsonl
+    $R dsg run --items $d/items.jsonl --model assets/dsg/model --mode dsg --compose vlm -o $d/dsg-vlm.jsonl
     $R dsg run --items $d/items.jsonl --model assets/dsg/model --mode direct -o $d/prim-direct.jsonl
     $R dsg run --items $d/items.jsonl --model assets/dsg/e2e-model --mode direct -o $d/e2e-direct.jsonl
-    for p in dsg prim-direct e2e-direct; do
-      $R dsg eval --pred $d/$p.jsonl --gold $d/items.jsonl --json > $d/$p.eval.json
+    for p in dsg dsg-vlm prim-direct e2e-direct; do
+      # chance (weighted by question type) and the question-only prior of the training split beside each score
+      $R dsg eval --pred $d/$p.jsonl --gold $d/items.jsonl --prior runs/tr/items.jsonl --json > $d/$p.eval.json
     done
     # claim 1: the primitive model on every 4th primitive question of the split
     python - "$d" <<'PY'
@@ -59,4 +61,41 @@ out = {"n": n, "accuracy": sum(a * c for a, c in acc.values()) / n, "by_node": a
 print(json.dumps(out))
 PY
   done
+fi
+if [ "$stage" = headline ]; then
+  # the README's headline: fresh held-out seed 10031, DSG with both composers and the end-to-end model asked
+  # directly, each next to chance and the question-only prior of a training split in the current generator
+  d=runs/headline
+  $R dsg gen --n 300 --styles train --seed 1 --out $d/train > /dev/null
+  $R dsg gen --n "${DSG_HEADLINE_N:-300}" --styles heldout --seed 10031 --out $d/heldout > /dev/null
+  h=$d/heldout
+  $R dsg run --items $h/items.jsonl --model assets/dsg/model --mode dsg --compose program -o $h/dsg-program.jsonl
+  $R dsg run --items $h/items.jsonl --model assets/dsg/model --mode dsg --compose vlm -o $h/dsg-vlm.jsonl
+  $R dsg run --items $h/items.jsonl --model assets/dsg/e2e-model --mode direct -o $h/e2e-direct.jsonl
+  for p in dsg-program dsg-vlm e2e-direct; do
+    $R dsg eval --pred $h/$p.jsonl --gold $h/items.jsonl --prior $d/train/items.jsonl
+  done
+  # paired difference against the end-to-end model: bootstrap over items (2,000 resamples, seed 0)
+  python - "$h" <<'PY'
+import json, random, sys
+from toolkit.dsg.data import read_gold
+from toolkit.dsg.score import correct
+h = sys.argv[1]
+gold = read_gold(f"{h}/items.jsonl")
+def hits(name):
+    out = {}
+    for line in open(f"{h}/{name}.jsonl"):
+        r = json.loads(line)
+        if r["type"] == "dsg.answer":
+            g = gold[r["id"]]
+            out[r["id"]] = int(correct(r["answer"], str(g["answer"]), g["question_type"], g.get("choices")))
+    return out
+base = hits("e2e-direct")
+for name in ("dsg-program", "dsg-vlm"):
+    a = hits(name)
+    diff = [a[i] - base[i] for i in sorted(a)]
+    rng, k = random.Random(0), len(diff)
+    means = sorted(sum(diff[rng.randrange(k)] for _ in range(k)) / k for _ in range(2000))
+    print(f"{name} - e2e-direct: {sum(diff) / k:+.4f} [{means[49]:+.4f}, {means[1949]:+.4f}], n={k}")
+PY
 fi

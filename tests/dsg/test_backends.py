@@ -45,9 +45,9 @@ def test_dsg_through_a_chat_server(cli, split, tmp_path):
         code2, out2, _ = cli(*args)
     recs = [json.loads(x) for x in out.splitlines()]
     groundings = [r for r in recs if r["type"] == "dsg.grounding"]
-    # the DAG order: size first, then its children, each child question carrying the grounded parent
-    assert groundings[0]["node"] == "size" and groundings[0]["answer"] == "4"  # lowercased, period stripped
-    assert [g["node"] for g in groundings[1:3]] == ["start", "goal"] and groundings[1]["answer"] == "r1c1"
+    # the DAG order: layout (asked as the size) first, then its children, each carrying the grounded parent
+    assert groundings[0]["node"] == "layout" and groundings[0]["answer"] == "4"  # lowercased, period stripped
+    assert [g["node"] for g in groundings[1:3]] == ["entry", "exit"] and groundings[1]["answer"] == "r1c1"
     assert all("and the size is 4," in g["question"] for g in groundings[1:])
     assert len(groundings) == 1 + 2 + 12 + 12
     for body in seen[:n_first - 1]:  # grounding calls: system prompt + one user turn with the image as a data URL

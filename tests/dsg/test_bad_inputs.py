@@ -24,7 +24,7 @@ def test_schema_files(cli, tmp_path):
     code, _, err = cli("dsg", "schema", "--check", str(tmp_path / "n.txt"))
     assert code == 2 and "unparsable schema notation" in err
     code, out, _ = cli("dsg", "schema", "--show", str(SCHEMAS / "tictactoe.schema.json"))
-    assert code == 0 and "level 1: cell <- grid" in out
+    assert code == 0 and "level 1: marks <- board" in out
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -51,6 +51,31 @@ def test_accuracies_cis_and_chance_equal_hand_computed(tmp_path):
     # the interval of [1, 0]: resampled means are 0, 0.5 or 1 -> the 95 % interval spans [0, 1]
     assert rows[("maze", "choice")]["ci95"] == [0.0, 1.0]
     assert bootstrap_ci([1] * 7 + [0] * 3) == bootstrap_ci([1] * 7 + [0] * 3)
+    assert res["chance"] == round((2 * 0.5 + 2 * 0.5 + 0.25) / 5, 4)  # weighted by the rows' items
+
+
+def test_question_only_prior_answers_the_training_majority_among_the_options(tmp_path):
+    """The prior answers each question with its most frequent training answer that is an option; on a skewed
+    training split it beats chance, on a balanced one it scores chance."""
+    def split(answers, choices=None, task="maze.path"):
+        return [{**_item(f"{task}-{i}", "maze", a, "choice" if choices else "count", choices), "task": task}
+                for i, a in enumerate(answers)]
+
+    from toolkit.dsg.evaluate import prior_from
+
+    test = split(["yes", "no", "no", "no"], ["no", "yes"]) + split(["3", "4", "4", "5"], task="maze.length")
+    for i, r in enumerate(test):
+        r["id"] = f"x{i}"
+    gold = _write(tmp_path / "g.jsonl", test)
+    pred = _write(tmp_path / "p.jsonl", [_ans(r["id"], "yes") for r in test])
+    skewed = _write(tmp_path / "skew.jsonl", split(["no"] * 3 + ["yes"], ["no", "yes"])
+                    + split(["4", "4", "3"], task="maze.length"))
+    res = evaluate(pred, gold, prior=prior_from(skewed))
+    assert res["prior"] == 0.625  # 'no' on 3 of 4 path questions, '4' on 2 of 4 lengths
+    rows = {r["question_type"]: r["prior"] for r in res["rows"]}
+    assert rows == {"choice": 0.75, "count": 0.5}
+    balanced = _write(tmp_path / "bal.jsonl", split(["yes", "no"], ["no", "yes"]))
+    assert evaluate(pred, gold, prior=prior_from(balanced))["rows"][0]["prior"] == 0.75  # tie -> first option
 
 
 def test_first_wrong_node_attribution(tmp_path):
@@ -79,6 +104,7 @@ def test_import_vad_reads_two_concepts(tmp_path):
     for cat, concept, answer in (("strategic", "maze", "(b)"), ("domestic", "helping", "yes")):
         d = tmp_path / "VAD" / cat / concept
         d.mkdir(parents=True)
+        (d / "1.png").write_bytes(b"")  # present (import checks that the file exists, run reads it)
         (d / "vqa.json").write_text(json.dumps({"questions": [{
             "image_filename": "1.png", "question_type": "counting",
             "question_multiple_choice": "How many exits? (a) one (b) two (c) three",

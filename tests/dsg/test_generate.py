@@ -27,7 +27,7 @@ def test_tictactoe_gold_equals_brute_force():
     style = get_style("train")
     for i in range(60):
         s = make_scene("tictactoe", style, 3, i)
-        cells = {(r, c): s.nodes[f"cell[{r},{c}]"] for r in (1, 2, 3) for c in (1, 2, 3)}
+        cells = {(r, c): s.nodes[f"marks[{r},{c}]"] for r in (1, 2, 3) for c in (1, 2, 3)}
         if s.task == "tictactoe.winner":
             assert s.answer == _winner_brute_force(cells)
         else:
@@ -45,8 +45,8 @@ def test_maze_gold_equals_networkx_on_the_walls():
         for key, v in s.nodes.items():
             if v == "wall":
                 r, c = (int(x) - 1 for x in key[key.index("[") + 1:-1].split(","))
-                g.remove_edge((r, c), (r, c + 1) if key.startswith("wall_right") else (r + 1, c))
-        start, goal = ((int(x[1]) - 1, int(x[3]) - 1) for x in (s.nodes["start"], s.nodes["goal"]))
+                g.remove_edge((r, c), (r, c + 1) if key.startswith("vertical_walls") else (r + 1, c))
+        start, goal = ((int(x[1]) - 1, int(x[3]) - 1) for x in (s.nodes["entry"], s.nodes["exit"]))
         has = nx.has_path(g, start, goal)
         if s.task == "maze.path":
             answers.append(s.answer)
@@ -107,3 +107,25 @@ def test_gold_primitives_compose_to_accuracy_one(tmp_path):
     assert all(correct(a["answer"], gold[i].answer, gold[i].question_type, gold[i].choices)
                for i, a in answers.items()), json.dumps([a for i, a in answers.items()
                                                         if a["answer"] != gold[i].answer][:3])
+
+
+def test_gold_answers_are_balanced_within_each_question():
+    """A prior that knows only the question scores chance: every count value, every yes/no and each of A, B
+    and none (tic-tac-toe winner) is gold equally often, up to one (the old generator gave stacks spread 1 in 1 %
+    of items and maze lengths 7-8 in under 4 %); the tallest pile's position is uniform over the piles."""
+    from collections import Counter, defaultdict
+
+    by_task: dict[str, Counter] = defaultdict(Counter)
+    for concept in ("maze", "stacks", "tictactoe"):
+        for i in range(144):
+            s = make_scene(concept, get_style("train"), 41, i)
+            by_task[s.task][s.answer if s.task != "tictactoe.winner" or s.answer == "none" else "a mark"] += 1
+    assert sorted(by_task["maze.length"]) == [str(v) for v in range(1, 7)]
+    assert sorted(by_task["stacks.spread"]) == [str(v) for v in range(1, 7)]
+    assert sorted(by_task["maze.path"]) == ["no", "yes"]
+    for task in ("maze.length", "maze.path", "stacks.spread"):
+        assert max(by_task[task].values()) - min(by_task[task].values()) <= 1, (task, by_task[task])
+    assert by_task["tictactoe.winner"] == {"none": 24, "a mark": 48}  # A, B, none in turn (A, B drawn per scene)
+    tallest = by_task["stacks.tallest"]  # 3-5 piles: positions 1-3 are each gold at rate (1/3 + 1/4 + 1/5) / 3
+    expected = 72 * (1 / 3 + 1 / 4 + 1 / 5) / 3
+    assert all(0.6 * expected <= tallest[str(p)] <= 1.4 * expected for p in (1, 2, 3)), tallest

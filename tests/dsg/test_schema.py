@@ -77,11 +77,12 @@ def test_order_is_deterministic_and_parents_come_first():
 
 def test_foreach_expands_from_a_grounded_size():
     maze = load_schema(SCHEMAS / "maze.schema.json")
-    right = maze.node("wall_right")
-    assert [k for k, _ in expand(right, {"size": "3"})] == [f"wall_right[{r},{c}]" for r in (1, 2, 3) for c in (1, 2)]
-    assert expand(right, {"size": "4"})[0] == ("wall_right[1,1]", "wall right of cell r1c1")
-    assert expand(right, {"size": "no idea"}) == []  # an ungrounded size expands to nothing
-    asks = level_asks(maze, ["wall_below"], {"size": "4"})
+    right = maze.node("vertical_walls")
+    assert [k for k, _ in expand(right, {"layout": "3"})] == [f"vertical_walls[{r},{c}]" for r in (1, 2, 3)
+                                                               for c in (1, 2)]
+    assert expand(right, {"layout": "4"})[0] == ("vertical_walls[1,1]", "wall right of cell r1c1")
+    assert expand(right, {"layout": "no idea"}) == []  # an ungrounded layout expands to nothing
+    asks = level_asks(maze, ["horizontal_walls"], {"layout": "4"})
     assert len(asks) == 12 and "the size is 4," in asks[0].question
 
 

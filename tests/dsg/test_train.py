@@ -41,10 +41,10 @@ def test_grouped_plan_asks_every_node_type_and_keeps_abstract_questions(split):
     assert len(picked) == len(set(picked))
     per_image = Counter(rows[i]["image"] for i in picked)
     assert max(per_image.values()) == 6
-    # every abstract question is kept; each maze image gets its start, goal and size, not only walls
+    # every abstract question is kept; each maze image gets its entry, exit and layout, not only walls
     assert {i for i, r in enumerate(rows) if r.get("abstract")} <= set(picked)
     maze = Counter(rows[i]["kind"] for i in picked if rows[i]["concept"] == "maze")
-    assert maze["start"] == maze["goal"] == maze["size"] == 4
+    assert maze["entry"] == maze["exit"] == maze["layout"] == 4
     assert plan(0) == batches and plan(1) != batches
 
 

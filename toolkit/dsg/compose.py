@@ -26,10 +26,10 @@ def _cell(text: str | None) -> tuple[int, int] | None:
 
 
 def maze(values: Values, item: Item) -> str:
-    n = _int(values.get("size"), 4)
-    right = {(r, c): values.get(f"wall_right[{r},{c}]") != "open" for r in range(1, n + 1) for c in range(1, n)}
-    below = {(r, c): values.get(f"wall_below[{r},{c}]") != "open" for r in range(1, n) for c in range(1, n + 1)}
-    start, goal = _cell(values.get("start")), _cell(values.get("goal"))
+    n = _int(values.get("layout"), 4)
+    right = {(r, c): values.get(f"vertical_walls[{r},{c}]") != "open" for r in range(1, n + 1) for c in range(1, n)}
+    below = {(r, c): values.get(f"horizontal_walls[{r},{c}]") != "open" for r in range(1, n) for c in range(1, n + 1)}
+    start, goal = _cell(values.get("entry")), _cell(values.get("exit"))
     g = maze_graph(n, right, below)
     length = shortest_path_length(g, start, goal) if start in g and goal in g and start != goal else None
     if item.task == "maze.path":
@@ -38,7 +38,7 @@ def maze(values: Values, item: Item) -> str:
 
 
 def tictactoe(values: Values, item: Item) -> str:
-    board = {(r, c): values.get(f"cell[{r + 1},{c + 1}]", "empty") for r in range(3) for c in range(3)}
+    board = {(r, c): values.get(f"marks[{r + 1},{c + 1}]", "empty") for r in range(3) for c in range(3)}
     if item.task == "tictactoe.winner":
         for line in LINES:
             marks = {board[x] for x in line}
@@ -55,7 +55,7 @@ def tictactoe(values: Values, item: Item) -> str:
 
 def stacks(values: Values, item: Item) -> str:
     k = _int(values.get("piles"))
-    counts = [_int(values.get(f"pile[{i}]")) for i in range(1, k + 1)]
+    counts = [_int(values.get(f"objects[{i}]")) for i in range(1, k + 1)]
     if not counts:
         return "none"
     if item.task == "stacks.tallest":

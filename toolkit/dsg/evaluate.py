@@ -35,7 +35,33 @@ def chance(golds: list[dict[str, Any]]) -> float:
     return sum(rates) / max(1, len(rates))
 
 
-def evaluate(pred_path: str | Path, gold_path: str | Path, semantic=None) -> dict[str, Any]:
+def question_key(item: dict[str, Any]) -> str:
+    """What a question-only prior conditions on: the generated task, else concept and question text."""
+    return str(item.get("task") or f"{item['concept']}: {item.get('question', '')}")
+
+
+def prior_from(train_path: str | Path) -> dict[str, Counter]:
+    """Gold answer counts per question in a training split (the question-only prior)."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for rec in read_gold(train_path).values():
+        counts[question_key(rec)][str(rec["answer"])] += 1
+    return counts
+
+
+def prior_answer(prior: dict[str, Counter], item: dict[str, Any]) -> str:
+    """The training split's most frequent answer to this question that is among the item's options (the first
+    option when none is; ties go to the earlier option, or the smaller value)."""
+    seen = prior.get(question_key(item), Counter())
+    options = [str(c) for c in item.get("choices") or []]
+    if options:
+        return max(options, key=lambda c: (seen[c], -options.index(c)))
+    return min(seen, key=lambda a: (-seen[a], a)) if seen else ""
+
+
+def evaluate(pred_path: str | Path, gold_path: str | Path, semantic=None,
+             prior: dict[str, Counter] | None = None) -> dict[str, Any]:
+    """Scores by concept x question type next to chance (a uniform guess) and, given `prior`, the question-only
+    prior's accuracy on the same items; `chance` and `prior` overall are weighted by the items of each row."""
     gold = read_gold(gold_path)
     answers: dict[str, dict[str, Any]] = {}
     groundings: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -51,6 +77,7 @@ def evaluate(pred_path: str | Path, gold_path: str | Path, semantic=None) -> dic
     if not answers:
         raise InputError(f"{pred_path}: no dsg.answer records")
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    prior_hits: dict[tuple[str, str], list[int]] = defaultdict(list)
     group_gold: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     node_hits: dict[tuple[str, str], list[int]] = defaultdict(list)
     first_wrong: Counter = Counter()
@@ -62,6 +89,8 @@ def evaluate(pred_path: str | Path, gold_path: str | Path, semantic=None) -> dic
         key = (g["concept"], qtype)
         groups[key].append(int(ok))
         group_gold[key].append(g)
+        if prior is not None:
+            prior_hits[key].append(int(correct(prior_answer(prior, g), str(g["answer"]), qtype, g.get("choices"))))
         nodes = g.get("gold_nodes")
         if not nodes or item_id not in groundings:
             continue
@@ -84,15 +113,22 @@ def evaluate(pred_path: str | Path, gold_path: str | Path, semantic=None) -> dic
         rows.append({"concept": concept, "question_type": qtype, "n": len(hits),
                      "accuracy": round(sum(hits) / len(hits), 4), "ci95": [round(lo, 4), round(hi, 4)],
                      "chance": round(chance(group_gold[(concept, qtype)]), 4)})
+        if prior is not None:
+            rows[-1]["prior"] = round(sum(prior_hits[(concept, qtype)]) / len(hits), 4)
     every = [h for hits in groups.values() for h in hits]
     lo, hi = bootstrap_ci(every)
     by_concept = {}
     for concept in sorted({c for c, _ in groups}):
         hits = [h for (c, _), hs in groups.items() if c == concept for h in hs]
         by_concept[concept] = round(sum(hits) / len(hits), 4)
+    weighted_chance = sum(chance(group_gold[k]) * len(hs) for k, hs in groups.items()) / len(every)
+    extra = {}
+    if prior is not None:
+        extra["prior"] = round(sum(h for hs in prior_hits.values() for h in hs) / len(every), 4)
     return {
         "n": len(every), "missing": len([i for i in gold if i not in answers]),
         "accuracy": round(sum(every) / len(every), 4), "ci95": [round(lo, 4), round(hi, 4)],
+        "chance": round(weighted_chance, 4), **extra,
         "by_concept": by_concept, "mean_concept_accuracy": round(sum(by_concept.values()) / len(by_concept), 4),
         "rows": rows,
         "node_accuracy": {f"{c}/{n}": round(sum(h) / len(h), 4) for (c, n), h in sorted(node_hits.items())},
@@ -102,13 +138,16 @@ def evaluate(pred_path: str | Path, gold_path: str | Path, semantic=None) -> dic
 
 
 def format_table(result: dict[str, Any]) -> str:
-    lines = [f"{'concept':<10} {'type':<7} {'n':>5} {'acc':>6} {'95% CI':>15} {'chance':>7}"]
+    has_prior = "prior" in result
+    lines = [f"{'concept':<10} {'type':<7} {'n':>5} {'acc':>6} {'95% CI':>15} {'chance':>7}"
+             + (f" {'prior':>6}" if has_prior else "")]
     for r in result["rows"]:
         ci = f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
         lines.append(f"{r['concept']:<10} {r['question_type']:<7} {r['n']:>5} {r['accuracy']:>6.3f} {ci:>15} "
-                     f"{r['chance']:>7.3f}")
+                     f"{r['chance']:>7.3f}" + (f" {r['prior']:>6.3f}" if has_prior else ""))
     lines.append(f"overall {result['accuracy']:.3f} [{result['ci95'][0]:.3f}, {result['ci95'][1]:.3f}] over "
-                 f"{result['n']} ({result['missing']} gold items without a prediction)")
+                 f"{result['n']} ({result['missing']} gold items without a prediction); chance {result['chance']:.3f}"
+                 + (f"; question-only prior {result['prior']:.3f}" if has_prior else ""))
     if result["node_accuracy"]:
         lines.append("grounding accuracy: " + ", ".join(f"{k} {v:.3f}" for k, v in result["node_accuracy"].items()))
     if result["first_wrong_node"]:

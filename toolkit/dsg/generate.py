@@ -66,11 +66,11 @@ def whose_turn(board: dict[tuple[int, int], str], players: list[str]) -> str:
     return players[1] if counts[1] < counts[0] else players[0]
 
 
-def tictactoe_scene(rng: random.Random, style: Style, task: str) -> Scene:
+def tictactoe_scene(rng: random.Random, style: Style, task: str, slot: int = 0) -> Scene:
     players = rng.sample(MARKS, 2)
-    target = rng.choice([*players, "none"]) if task == "tictactoe.winner" else None
+    target = [*players, "none"][slot % 3] if task == "tictactoe.winner" else None
     while True:  # rejection sampling until the board shows the wanted three-in-a-row (one winner at most)
-        few = rng.randint(1, 3)
+        few = rng.randint(2, 3)  # 5 or 7 marks: a cell is empty, A's or B's a third of the time each
         counts = [few + 1, few] if rng.random() < 0.5 else [few, few + 1]
         cells = rng.sample([(r, c) for r in range(3) for c in range(3)], sum(counts))
         board = {cell: players[0] if i < counts[0] else players[1] for i, cell in enumerate(cells)}
@@ -91,8 +91,8 @@ def tictactoe_scene(rng: random.Random, style: Style, task: str) -> Scene:
     for (r, c), mark in board.items():
         box = (lo + c * step + pad, lo + r * step + pad, lo + (c + 1) * step - pad, lo + (r + 1) * step - pad)
         draw_mark(image, mark, box, fill, mark_inks[players.index(mark)], width=4)
-    nodes = {"grid": "3"}
-    nodes.update({f"cell[{r + 1},{c + 1}]": board.get((r, c), "empty") for r in range(3) for c in range(3)})
+    nodes = {"board": "3"}
+    nodes.update({f"marks[{r + 1},{c + 1}]": board.get((r, c), "empty") for r in range(3) for c in range(3)})
     if task == "tictactoe.winner":
         question = "Which mark has three in a row?"
         return Scene("tictactoe", image, nodes, task, question, three_in_a_row(board), "choice",
@@ -105,6 +105,7 @@ def tictactoe_scene(rng: random.Random, style: Style, task: str) -> Scene:
 # ---- maze --------------------------------------------------------------------------------------
 
 MAZE_N = 4
+WALL_P = (0.4, 0.65)  # range of a scene's wall probability: after the path rejection about half the segments stand
 
 
 def maze_graph(n: int, walls_right: dict[tuple[int, int], bool], walls_below: dict[tuple[int, int], bool]):
@@ -131,16 +132,22 @@ def shortest_path_length(g, start, goal) -> int | None:
         return None
 
 
-def maze_scene(rng: random.Random, style: Style, task: str) -> Scene:
+MAZE_LENGTHS = range(1, 7)  # the shortest-path lengths asked, each equally often
+
+
+def maze_scene(rng: random.Random, style: Style, task: str, slot: int = 0) -> Scene:
+    """Gold answers balanced within each question: a path exists half the time, the length is uniform over
+    MAZE_LENGTHS; the wall density is centred so a wall segment is open about half the time."""
     n = MAZE_N
-    want_path = rng.random() < 0.5 if task == "maze.path" else True
+    want_path = slot % 2 == 0 if task == "maze.path" else True
+    want_length = MAZE_LENGTHS[slot % len(MAZE_LENGTHS)] if task == "maze.length" else None
     while True:
-        p = rng.uniform(0.3, 0.55)
+        p = rng.uniform(*WALL_P)
         right = {(r, c): rng.random() < p for r in range(1, n + 1) for c in range(1, n)}
         below = {(r, c): rng.random() < p for r in range(1, n) for c in range(1, n + 1)}
         start, goal = rng.sample([(r, c) for r in range(1, n + 1) for c in range(1, n + 1)], 2)
         length = shortest_path_length(maze_graph(n, right, below), start, goal)
-        if (length is not None) == want_path:
+        if (length is not None) == want_path and want_length in (None, length):
             break
     image, draw = _canvas(style, rng)
     ink = rng.choice(style.palettes)
@@ -162,9 +169,9 @@ def maze_scene(rng: random.Random, style: Style, task: str) -> Scene:
     for (r, c), shape in ((start, "circle"), (goal, "star")):
         box = (lo + (c - 1) * step + pad, lo + (r - 1) * step + pad, lo + c * step - pad, lo + r * step - pad)
         draw_mark(image, shape, box, fill, marks, width=3)
-    nodes = {"size": str(n), "start": cell_name(*start), "goal": cell_name(*goal)}
-    nodes.update({f"wall_right[{r},{c}]": "wall" if w else "open" for (r, c), w in right.items()})
-    nodes.update({f"wall_below[{r},{c}]": "wall" if w else "open" for (r, c), w in below.items()})
+    nodes = {"layout": str(n), "entry": cell_name(*start), "exit": cell_name(*goal)}
+    nodes.update({f"vertical_walls[{r},{c}]": "wall" if w else "open" for (r, c), w in right.items()})
+    nodes.update({f"horizontal_walls[{r},{c}]": "wall" if w else "open" for (r, c), w in below.items()})
     if task == "maze.path":
         return Scene("maze", image, nodes, task, "Is there a path from the start to the goal?",
                      "yes" if length is not None else "no", "choice", ["no", "yes"])
@@ -174,12 +181,25 @@ def maze_scene(rng: random.Random, style: Style, task: str) -> Scene:
 
 # ---- stacks ------------------------------------------------------------------------------------
 
-def stacks_scene(rng: random.Random, style: Style, task: str) -> Scene:
-    while True:
-        k = rng.randint(3, 5)
-        counts = [rng.randint(1, 7) for _ in range(k)]
-        if counts.count(max(counts)) == 1:  # a unique tallest pile
-            break
+MAX_OBJECTS = 7
+
+
+def pile_counts(rng: random.Random, k: int, spread: int) -> list[int]:
+    """k pile heights in 1..MAX_OBJECTS with a unique tallest pile, tallest - shortest = spread, the tallest
+    and shortest at random positions."""
+    low = rng.randint(1, MAX_OBJECTS - spread)
+    counts = [rng.randint(low, low + spread - 1) for _ in range(k)]
+    tall, short = rng.sample(range(k), 2)
+    counts[tall], counts[short] = low + spread, low
+    return counts
+
+
+def stacks_scene(rng: random.Random, style: Style, task: str, slot: int = 0) -> Scene:
+    """Gold answers balanced within each question: the number of piles is uniform over 3-5, the tallest pile's
+    position uniform over the piles, the spread (tallest - shortest) uniform over 1-6."""
+    k = rng.randint(3, 5)
+    spread = 1 + slot % (MAX_OBJECTS - 1) if task == "stacks.spread" else rng.randint(1, MAX_OBJECTS - 1)
+    counts = pile_counts(rng, k, spread)
     image, draw = _canvas(style, rng)
     ink, obj_ink = rng.sample(style.palettes, 2)
     material, fill = rng.choice(style.materials), rng.choice(style.fills)
@@ -194,7 +214,7 @@ def stacks_scene(rng: random.Random, style: Style, task: str) -> Scene:
             y1 = ground - j * (obj + 3)
             draw_mark(image, shape, (cx - obj / 2, y1 - obj, cx + obj / 2, y1), fill, obj_ink, width=3)
     nodes = {"piles": str(k)}
-    nodes.update({f"pile[{i + 1}]": str(c) for i, c in enumerate(counts)})
+    nodes.update({f"objects[{i + 1}]": str(c) for i, c in enumerate(counts)})
     if task == "stacks.tallest":
         return Scene("stacks", image, nodes, task, "Which pile is the tallest?", str(counts.index(max(counts)) + 1),
                      "choice", [str(i + 1) for i in range(k)])
@@ -220,7 +240,9 @@ def check_concepts(names: list[str]) -> list[str]:
 
 
 def make_scene(concept: str, style: Style, seed: int, index: int) -> Scene:
-    """Scene `index` of a concept: the two abstract questions alternate, each from its own seeded RNG."""
+    """Scene `index` of a concept: the two abstract questions alternate, each scene from its own seeded RNG."""
     fn, tasks = SCENES[concept]
     rng = random.Random(f"dsg/{concept}/{style.name}/{seed}/{index}")
-    return fn(rng, style, tasks[index % 2])
+    # the wanted gold answer cycles with the scene's slot (its index among the scenes of its question), so every
+    # answer of a question is gold equally often in any split, up to one
+    return fn(rng, style, tasks[index % 2], index // 2)

@@ -31,7 +31,7 @@ BASE_TEXT = ("USER ASSISTANT " + " ".join(MARKS) + " empty none wall open yes no
 
 
 def node_type(key: str) -> str:
-    """cell[1,2] -> cell."""
+    """marks[1,2] -> marks."""
     return re.sub(r"\[.*\]$", "", key)
 
 

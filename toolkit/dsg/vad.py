@@ -1,5 +1,9 @@
 """The Visual Abstractions benchmark layout: `<category>/<concept>/vqa.json` with `questions[]` holding
-`image_filename`, `question_type`, `question_multiple_choice`, `answer_multiple_choice`."""
+`image_filename`, `question_type`, `question_multiple_choice`, `answer_multiple_choice`.
+
+The lettered options written inline ("... (a) 1 (b) 2") become the item's `choices` and leave the question
+text, since every mode appends the choices as "Options: ..." again. An item whose image file is missing is
+refused here (or counted and left out with `bad`), not at `run`."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.core.errors import InputError
-from toolkit.core.records import make_record
+from toolkit.core.records import BadLines, make_record
 
 OPTION_RE = re.compile(r"\(([A-Za-z])\)\s*([^()]+?)(?=\s*\([A-Za-z]\)|$)")
 
@@ -20,7 +24,14 @@ def options_of(question: str) -> list[str]:
     return [text.strip().rstrip(",;") for _, text in OPTION_RE.findall(question)]
 
 
-def import_vad(directory: str | Path) -> Iterator[dict[str, Any]]:
+def stem_of(question: str) -> str:
+    """The question without its inline lettered options."""
+    m = OPTION_RE.search(question)
+    return question[:m.start()].strip() if m else question.strip()
+
+
+def import_vad(directory: str | Path, bad: BadLines | None = None) -> Iterator[dict[str, Any]]:
+    """dsg.item records of a VAD tree; with `bad`, an item whose image is missing is counted there and skipped."""
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"{root}: no such directory")
@@ -46,9 +57,16 @@ def import_vad(directory: str | Path) -> Iterator[dict[str, Any]]:
             letter = re.fullmatch(r"\(?([A-Za-z])\)?", answer)
             if letter and choices and ord(letter.group(1).lower()) - 97 < len(choices):
                 answer = choices[ord(letter.group(1).lower()) - 97]  # a lettered answer names its option
-            rec = make_record("dsg.item", id=f"{category}/{concept}/{i:04d}",
-                              image=str((f.parent / q["image_filename"]).resolve()), concept=concept,
-                              category=category, question=text, answer=answer,
+            item_id = f"{category}/{concept}/{i:04d}"
+            image = f.parent / q["image_filename"]
+            if not image.is_file():
+                message = f"{f}: questions[{i}] (item {item_id}): image {image}: no such file"
+                if bad is None:
+                    raise InputError(message)
+                bad.add(message)
+                continue
+            rec = make_record("dsg.item", id=item_id, image=str(image.resolve()), concept=concept,
+                              category=category, question=stem_of(text) if choices else text, answer=answer,
                               question_type="choice" if choices else "open",
                               vad_question_type=q.get("question_type"))
             if choices:
