@@ -200,3 +200,30 @@ def test_narrow_page_bounds_round_outward_and_stay_upper_bounds(dtype):
     index = PageIndex(8, dtype)
     index.refresh(keys)
     assert index.nbytes() == 2 * lo.numel() * 2  # half the float32 metadata
+
+
+def test_page_step_on_a_gqa_layer_reads_each_query_heads_own_pages(gqa_model):
+    """A GQA config from transformers (4 query heads, 2 KV heads): the decode step equals dense attention in
+    which each query head sees the window plus its own top pages by the reference's selection."""
+    from types import SimpleNamespace
+
+    cfg = gqa_model.config
+    d = cfg.hidden_size // cfg.num_attention_heads
+    g = torch.Generator().manual_seed(3)
+    keys, values = torch.randn(1, 2, 64, d, generator=g), torch.randn(1, 2, 64, d, generator=g)
+    query = torch.randn(1, 4, 1, d, generator=g)
+    layer = SimpleNamespace(keys=keys, values=values, pages=None, prompt_length=64, seen=64, flat=False, n_heads=2)
+    cache = SimpleNamespace(reads=[], account=lambda *a: cache.reads.append(a))
+    press = KVPress("quest", budget=20, page_size=8, dense_layers=0, page_meta="keys")
+    press._budgets = press.static_budgets(cfg.num_hidden_layers, 2, 4)
+    out = press.page_step(cache, 1, query, layer, 0.25, None)
+    # the reference picks max(3, 12 // 8) = 3 pages per query head among the 7 pages before the 8-token window
+    ref_pages = _reference_pages(query[:, :, 0], keys[:, :, :56], 8, 12)
+    kk, vv = keys.repeat_interleave(2, 1), values.repeat_interleave(2, 1)
+    for h in range(4):
+        cols = sorted({c for p in ref_pages[0][h] for c in range(p * 8, p * 8 + 8)} | set(range(56, 64)))
+        p = torch.softmax(query[0, h, 0] @ kk[0, h, cols].T * 0.25, -1)
+        assert torch.allclose(out[0, 0, h], p @ vv[0, h, cols], atol=1e-5)
+    pages_a, pages_b = ref_pages[0][0], ref_pages[0][1]  # two query heads of KV head 0
+    loaded = len(pages_a | pages_b) * 8 + 8
+    assert pages_a != pages_b and cache.reads[0][1] >= loaded  # the KV head loads both heads' pages once
