@@ -103,5 +103,5 @@ def test_skip_bad_report_shows_bracketed_input_literally(reason, tmp_path):
     path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "game": "[/x]"}) + "\n")
     out = reason("gama", "report", str(path), "--skip-bad")
     assert out.returncode == 0, out.stderr
-    warning = [line for line in out.stderr.splitlines() if line.startswith("warning:")]
+    warning = [line for line in out.stderr.splitlines() if line.startswith("warning: skipped")]
     assert len(warning) == 1 and "skipped 1 bad line(s)" in warning[0] and "unknown game '[/x]'" in warning[0]
