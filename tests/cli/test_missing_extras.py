@@ -42,7 +42,7 @@ NAMED = [
     (["swe-search", "make-bench"], "swe"),
     (["ssm-limits", "automaton", "--model", str(SAMPLES)], "logic"),
     (["selfaware", "probe", str(SAMPLES)], "selfaware"),
-    (["sokoban", "probe", "--train", str(SAMPLES), "--test", str(SAMPLES), "--out", "p"], "ml"),  # the official conv probe: torch
+    (["sokoban", "probe", "--train", str(SAMPLES), "--test", str(SAMPLES), "--out", "p"], "ml"),
 ]
 
 
