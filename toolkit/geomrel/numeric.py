@@ -339,7 +339,7 @@ def reachable(steps, q, names, thetas) -> bool:
     lo, hi, which_b, starts, which_s = [], [], [], [], []
     for w, name in enumerate(names):
         f = values[name]
-        order = np.argsort(np.abs(np.nan_to_num(f, nan=np.inf)))
+        order = np.argsort(np.abs(np.nan_to_num(f, nan=np.inf)), kind="stable")  # ties: the same order on any CPU
         # the samples nearest the special position first, then a spread of others: a special position that only
         # a narrow part of the parameter space reaches is missed from the nearest samples alone
         pick = np.concatenate([order[:REACH_NEAREST], order[REACH_NEAREST::REACH_STRIDE]])[:REACH_STARTS]
@@ -384,7 +384,7 @@ def other_side(steps, q, thetas, side: str) -> bool:
         d = _sides(steps, q, theta)
         return (sign * d > 1e-9) & ~degenerate(steps, points(steps, theta))
 
-    order = np.argsort(np.abs(_sides(steps, q, thetas)))[:REACH_STARTS // 2]
+    order = np.argsort(np.abs(_sides(steps, q, thetas)), kind="stable")[:REACH_STARTS // 2]
     return levenberg_marquardt(resid, thetas[order], np.zeros(len(order), dtype=int), accept, iters=LM_ITERS)
 
 
