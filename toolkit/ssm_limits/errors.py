@@ -1,16 +1,20 @@
 """Error types on the computation graph (per node and per answer) and shortcut detectors.
 
-Per node, against the gold trace, using the model's own values (the categories of Dziri et al.'s computation
-graphs, which the paper's error analysis follows):
-  correct     parents right, node right
-  local       parents right, node wrong
-  propagated  a parent wrong, node wrong
-  restored    a parent wrong, node right
-  missing     the model wrote no value for it
-A propagated node's `consistent` count says how many were the right operation applied to the model's own parents.
-Per answer: faithful-correct (answer and every node right), shortcut-correct (answer right, trace broken),
-compounding-wrong (answer wrong; `first_local` = step of the first local error), parse (no answer found);
-direct mode: correct / wrong / parse.
+Per node, against the gold trace, with the model's own values, as Dziri et al. ("Faith and Fate", section 3)
+define them and the paper's error analysis uses them. A node is *derived from a correct computation* when its
+operation applied to the model's own parent values gives the model's value (a parent the model did not write
+has no value, so nothing derived from it is a correct computation).
+  correct      fully correct: the node and all its ancestors have correct values and correct computations
+  local        the parents' values are correct, the computation is not (parents right, node wrong)
+  propagated   the computation is correct, a parent's value is not (the right step on wrong parents)
+  restored     the value is correct, the computation is not (a wrong parent, yet the right value)
+Two cases the four categories leave out are counted under their own names, never folded into one of them:
+  correct-step a correct computation on correct parents below an earlier error (not fully correct)
+  unexplained  a wrong value on wrong parents that the node's operation does not produce from them
+  missing      the model wrote no value for the node
+Per answer: faithful-correct (answer right, every node fully correct), shortcut-correct (answer right, trace
+broken), compounding-wrong (answer wrong; `first_local` = step of the first local error), parse (no answer
+found); direct mode: correct / wrong / parse.
 """
 
 from __future__ import annotations
@@ -38,29 +42,53 @@ def model_values(problem: dict, steps: list) -> dict[str, str]:
     return out
 
 
+NODE_TYPES = ("correct", "local", "propagated", "restored", "correct-step", "unexplained", "missing")
+
+
+def derived_correctly(task: str, data: dict, node: dict, own: dict[str, str]) -> bool:
+    """Is the model's value of `node` its operation applied to the model's own parent values?"""
+    parents = [p for p in node["parents"] if not p.startswith("clue")]
+    if any(p not in own for p in parents):
+        return False
+    if task == "zebra":
+        try:
+            earlier = {p[2:]: int(own[p]) for p in parents}
+            return zebra.node_recomputes(data, {**node, "value": int(own[node["id"]])}, earlier)
+        except (TypeError, ValueError, KeyError):
+            return False
+    return node_op(task, data, node["id"], {p: own[p] for p in parents}) == own[node["id"]]
+
+
 def node_types(problem: dict, mine: dict[str, str]) -> list[dict]:
     task, data = problem["task"], problem["data"]
     gold = {n["id"]: n["value"] for n in problem["trace"]}
     own = {**{k: v for k, v in gold.items() if k == "x"}, **mine}  # the input is given, never the model's
+    fully = {"x": True}
     out = []
     for i, node in enumerate(trace_steps(problem), start=1):
         nid = node["id"]
         if nid not in own:
+            fully[nid] = False
             out.append({"step": i, "id": nid, "type": "missing"})
             continue
         parents = [p for p in node["parents"] if not p.startswith("clue")]
         parents_right = all(own.get(p) == gold[p] for p in parents)
-        right = own[nid] == node["value"]
-        consistent = None
-        if right:
-            kind = "correct" if parents_right else "restored"
-        elif parents_right:
+        value_right = own[nid] == node["value"]
+        computed = derived_correctly(task, data, node, own)
+        fully[nid] = value_right and computed and all(fully.get(p, False) for p in parents)
+        if fully[nid]:
+            kind = "correct"
+        elif parents_right and not computed:
             kind = "local"
-        else:
+        elif computed and not parents_right:
             kind = "propagated"
-            if task != "zebra" and all(p in own for p in parents):
-                consistent = node_op(task, data, nid, {p: own[p] for p in parents}) == own[nid]
-        out.append({"step": i, "id": nid, "type": kind, "consistent": consistent})
+        elif value_right and not computed:
+            kind = "restored"
+        elif computed:  # right parents, right step, an error further up
+            kind = "correct-step"
+        else:
+            kind = "unexplained"
+        out.append({"step": i, "id": nid, "type": kind})
     return out
 
 
@@ -140,10 +168,9 @@ def score_item(problem: dict, response: dict) -> dict:
         outcome = "faithful-correct" if all(k["type"] == "correct" for k in kinds) else "shortcut-correct"
     else:
         outcome = "compounding-wrong"
-    counts = {t: sum(k["type"] == t for k in kinds) for t in ("correct", "local", "propagated", "restored", "missing")}
-    consistent = sum(k.get("consistent") is True for k in kinds)
+    counts = {t: sum(k["type"] == t for k in kinds) for t in NODE_TYPES}
     return make_record("ssm.score", id=problem["id"], task=task, size=problem["params"]["size"],
                        depth=problem["params"]["depth"], mode=mode, correct=correct, outcome=outcome,
-                       first_local=first_local, nodes=counts, propagated_consistent=consistent,
+                       first_local=first_local, nodes=counts,
                        node_types=[k["type"] for k in kinds], floor=floor(problem),
                        shortcuts=shortcuts(problem, answer), model=response.get("model"))
