@@ -94,6 +94,17 @@ def train_cmd(arch: Annotated[str, typer.Option("--arch", help="mamba | transfor
               lr: Annotated[float, typer.Option("--lr", min=0.0, help="Peak learning rate (cosine to 0)")] = 2e-3,
               batch: Annotated[int, typer.Option("--batch", min=1, help="Sequences per step")] = 32,
               query_first: Annotated[bool, typer.Option("--query-first")] = False,
+              x_last: Annotated[bool, typer.Option("--x-last", help="End the prompt `Q Kk = x`: the first hop "
+                                                   "looks up the token just written, like every later CoT hop")]
+              = False,
+              warmup: Annotated[int, typer.Option("--warmup", min=0, help="Linear warmup steps")] = 0,
+              curriculum: Annotated[str, typer.Option("--curriculum", help="Stages before the full setting, "
+                                                      "SIZES:DEPTHS@UNTIL_STEP;... e.g. '8:1@2000;8,16:1..2@5000'")]
+              = "",
+              resume: Annotated[bool, typer.Option("--resume", help="Continue the run saved in --out (same "
+                                                   "settings) up to --steps; --minutes caps each call")] = False,
+              probe_every: Annotated[int, typer.Option("--probe-every", min=0, help="Decode fixed dev problems "
+                                                       "every N steps (accuracy and floor logged)")] = 0,
               seed: SeedOpt = None,
               out: Annotated[Path, typer.Option("--out", "-o", help="Model directory to write")] = Path("ssm-model"),
               ) -> None:
@@ -107,15 +118,20 @@ def train_cmd(arch: Annotated[str, typer.Option("--arch", help="mamba | transfor
     from toolkit.core.extras import require
     from toolkit.core.records import dumps, make_record
     from toolkit.ssm_limits.models import train
-    from toolkit.ssm_limits.util import check_mode, parse_ints
+    from toolkit.ssm_limits.util import check_mode, parse_curriculum, parse_ints
 
     require("ml", "torch", "transformers", "mambapy")
     check_mode(mode)
     from toolkit.core.console import info
 
+    if resume and not steps:
+        from toolkit.core.errors import InputError
+
+        raise InputError("--resume needs a step budget (--steps N)")
     meta = train(arch, task, parse_ints(size, "--size"), parse_ints(depth, "--depth"), mode, layers, hidden,
                  minutes * 60, out, seed=seed_or_global(seed), batch=batch, lr=lr, state=state, query_first=query_first,
-                 log=info, max_steps=steps or None)
+                 log=info, max_steps=steps or None, x_last=x_last, warmup=warmup,
+                 curriculum=parse_curriculum(curriculum), resume=resume, probe_every=probe_every)
     sys.stdout.write(dumps(make_record("ssm.model", path=str(out), **meta)) + "\n")
 
 

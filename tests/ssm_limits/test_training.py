@@ -37,3 +37,26 @@ def test_mamba_learns_iterate_n4_k1_in_40s(tmp_path):
                  max_steps=600)
     acc = _accuracy(tmp_path / "m", "iterate", 4, 1)
     assert acc >= 0.9, (acc, meta["steps"], meta["final_loss"])
+
+
+def test_resumed_chunks_equal_one_run_and_settings_must_match(tmp_path):
+    """Two resumed chunks of a step budget give the weights of one uninterrupted run; a changed setting is refused."""
+    import torch
+
+    from toolkit.core.errors import InputError
+    from toolkit.ssm_limits.models import train
+
+    kw = dict(seed=3, batch=4, lr=3e-3, max_steps=6, warmup=2, x_last=True, curriculum=[([4], [1], 3)])
+    train("transformer", "iterate", [4, 8], [1, 2], "cot", 1, 16, 600, tmp_path / "one", **kw)
+    # the first chunk stops at step 3 (a step cap stands in for the wall-clock cap of a real chunk)
+    first = train("transformer", "iterate", [4, 8], [1, 2], "cot", 1, 16, 600, tmp_path / "two", stop_at=3, **kw)
+    assert first["steps"] == 3 and not first["done"]
+    meta = train("transformer", "iterate", [4, 8], [1, 2], "cot", 1, 16, 600, tmp_path / "two", resume=True, **kw)
+    assert meta["steps"] == 6 and meta["done"]
+    from safetensors.torch import load_file
+
+    a, b = load_file(tmp_path / "one" / "model.safetensors"), load_file(tmp_path / "two" / "model.safetensors")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    with pytest.raises(InputError, match="lr"):
+        train("transformer", "iterate", [4, 8], [1, 2], "cot", 1, 16, 600, tmp_path / "two", resume=True,
+              **{**kw, "lr": 1e-3})

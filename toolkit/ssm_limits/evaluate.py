@@ -19,14 +19,14 @@ def eval_model(model_dir: Path, task: str, sizes: list[int], depths: list[int], 
         raise InputError(f"--task {task}: small models are evaluated on {' or '.join(MODEL_TASKS)}")
     problems = [p for s in sizes for k in depths for p in generate(task, s, k, n, "test", seed)]
     model, tok = load(model_dir, task)
-    outs = {o["id"]: o for o in evaluate(model, tok, problems, mode)}
+    meta_path = Path(model_dir) / META
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    outs = {o["id"]: o for o in evaluate(model, tok, problems, mode, x_last=bool(meta.get("x_last")))}
     scores = []
     for p in problems:
         o = outs[p["id"]]
         response = {"mode": mode, "answer": o["answer"], "steps": [[i, v] for i, v in enumerate(o["steps"], 1)]}
         scores.append(score_item(p, response))
-    meta_path = Path(model_dir) / META
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     extra = {"model": str(model_dir), "arch": meta.get("arch", type(model).__name__), "params": meta.get("params"),
              "seed": seed}
     return curve_rows(scores, extra)
