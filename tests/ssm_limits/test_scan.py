@@ -39,11 +39,16 @@ def test_fused_scan_values_and_every_gradient_match_the_recurrence():
         assert got.abs().max() > 0, name  # every gradient is exercised
 
 
-def test_transformers_mamba_is_unchanged_by_the_fused_mixer_and_restored_after():
+def test_transformers_mamba_is_unchanged_by_the_fused_mixer_and_restored_after(monkeypatch):
     from transformers.models.mamba import modeling_mamba
 
+    from toolkit.ssm_limits import scan
     from toolkit.ssm_limits.models import build_model
     from toolkit.ssm_limits.scan import fused_mixer_class, use_fast_mamba_scan
+
+    calls = []
+    real = scan.fused_scan
+    monkeypatch.setattr(scan, "fused_scan", lambda *a, **k: calls.append(1) or real(*a, **k))
 
     torch.manual_seed(0)
     model = build_model("mamba", layers=2, hidden=32, state=8).eval()
@@ -51,15 +56,17 @@ def test_transformers_mamba_is_unchanged_by_the_fused_mixer_and_restored_after()
 
     def run():
         model.zero_grad()
-        out = model(input_ids=ids, labels=ids)
+        out = model(input_ids=ids, labels=ids, use_cache=False)  # as training calls it
         out.loss.backward()
         return out.logits.detach(), [p.grad.clone() for p in model.parameters()]
     ref_logits, ref_grads = run()
+    assert not calls
     original = modeling_mamba.mamba_selective_scan
     with use_fast_mamba_scan(model):
         mixers = [m for m in model.modules() if isinstance(m, modeling_mamba.MambaMixer)]
         assert len(mixers) == 2 and all(type(m) is fused_mixer_class() for m in mixers)
         logits, grads = run()
+    assert len(calls) == 2  # the fused scan ran, once per layer (not the parent's path)
     assert modeling_mamba.mamba_selective_scan is original  # no transformers global is touched
     assert all(type(m) is modeling_mamba.MambaMixer for m in mixers)
     assert torch.allclose(ref_logits, logits, atol=1e-5)

@@ -197,7 +197,8 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
             rows = relabel(rng, [encode_words(sample_train(rng, task, size, depth, query_first), task, mode, x_last)
                                  for _ in range(batch)], pool=pool)
             ids, labels = batch_tensors(tok, rows)
-            loss = model(input_ids=ids, labels=labels).loss
+            # no cache: with one, transformers' Mamba takes its cached path and the fused scan would not run
+            loss = model(input_ids=ids, labels=labels, use_cache=False).loss
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
