@@ -60,3 +60,21 @@ def test_resumed_chunks_equal_one_run_and_settings_must_match(tmp_path):
     with pytest.raises(InputError, match="lr"):
         train("transformer", "iterate", [4, 8], [1, 2], "cot", 1, 16, 600, tmp_path / "two", resume=True,
               **{**kw, "lr": 1e-3})
+
+
+def test_prompts_and_labels_train_only_the_answer_and_x_last_ends_on_the_query():
+    """The loss covers the target tokens alone (the model's own one-position shift predicts each from the token
+    before it); an x-last prompt ends with the query symbol, so the first hop reads the token just written."""
+    from toolkit.ssm_limits.models import batch_tensors, build_tokenizer, encode_words
+
+    data = {"n": 4, "k": 2, "f": [2, 0, 3, 1], "x": 1}  # 1 -> 0 -> 2
+    prompt, target = encode_words(data, "iterate", "cot")
+    assert prompt[-4:] == ["Q", "1", "K2", "="] and target == ["0", "2", "</s>"]
+    last, target_last = encode_words(data, "iterate", "cot", x_last=True)
+    assert last[-4:] == ["Q", "K2", "=", "1"] and target_last == target and last[:13] == prompt[:13]
+    tok = build_tokenizer()
+    ids, labels = batch_tensors(tok, [(last, target_last)])
+    vocab = tok.get_vocab()
+    assert (labels[0, : len(last)] == -100).all()
+    assert labels[0, len(last):].tolist() == [vocab[w] for w in target]
+    assert ids[0].tolist() == [vocab[w] for w in last + target]
