@@ -142,3 +142,15 @@ def test_sweep_points_are_budgeted_in_steps():
     again = run_point("iterate", 4, 4, 4, seconds=600.0, seed=0, n_test=40, max_steps=5)
     assert first["steps"] == again["steps"] == 5 and first["max_steps"] == 5
     assert first["accuracy"] == again["accuracy"]
+
+
+def test_train_rejects_a_bad_curriculum_and_a_resume_without_a_step_budget(reason, tmp_path):
+    pytest.importorskip("torch")
+    out = str(tmp_path / "m")
+    r = reason("ssm-limits", "train", "--curriculum", "8:1", "-o", out)
+    assert r.returncode == 2 and "--curriculum 8:1: expected SIZES:DEPTHS@UNTIL_STEP" in r.stderr
+    r = reason("ssm-limits", "train", "--curriculum", "8:1@500;8,16:1..2@400", "-o", out)
+    assert r.returncode == 2 and "stage ends must increase" in r.stderr
+    r = reason("ssm-limits", "train", "--steps", "0", "--resume", "-o", out)
+    assert r.returncode == 2 and "--resume needs a step budget" in r.stderr
+    assert "Traceback" not in r.stderr
