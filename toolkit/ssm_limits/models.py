@@ -154,8 +154,9 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
     `seconds` caps this call and `stop_at` ends it at that step, so a long budget runs as resumable chunks) or,
     without `max_steps`, for a wall-clock budget; save a model directory. `curriculum`: [(sizes, depths,
     until_step), ...] trained before the full setting; symbols are renamed within the current stage's largest
-    size. With `resume` the run continues the one saved in `out` (same settings). Every `probe_every` steps the model is decoded on fixed dev-split problems (`probe_n` per
-    cell: each size at K = 1 and the deepest K), the accuracy and floor logged and kept in the meta's `probes`."""
+    size. With `resume` the run continues the one saved in `out` (same settings). Every `probe_every` steps the
+    model is decoded on fixed dev-split problems (`probe_n` per cell: each size at K = 1 and the deepest K), the
+    accuracy and floor logged and kept in the meta's `probes`."""
     import torch
 
     from toolkit.core.models import seed_everything
