@@ -43,15 +43,14 @@ PY
 fi
 
 if [[ $what == all || $what == models ]]; then
-  # transformer: x-last prompts, a curriculum (n = 8, then 8-16, then 8-32, then 8-64), a 7,000-step cosine budget
-  # run as resumable chunks of at most 9 minutes (each call continues the saved run, also the shipped one, until done)
+  # transformer: x-last prompts, n = 8 for 2,000 steps then n = 8 and 16, a 14,000-step cosine budget run as
+  # resumable chunks of at most 9 minutes (each call continues the saved run, also the shipped one, until done)
   for chunk in 1 2 3 4 5 6 7 8; do
     res=""; [[ -f $A/models/transformer/train_state.pt ]] && res="--resume"
     grep -qs '"done": true' $A/models/transformer/ssm_limits.json && break
-    r --seed 0 ssm-limits train --arch transformer --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \
-      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 \
-      --curriculum '8:1..4@2000;8,16:1..4@4000;8,16,32:1..4@5500' --steps 7000 --minutes 9 --probe-every 2000 $res \
-      -o $A/models/transformer
+    r --seed 0 ssm-limits train --arch transformer --task iterate --size 8,16 --depths 1..4 --mode cot \
+      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 --curriculum '8:1..4@2000' \
+      --steps 14000 --minutes 9 --probe-every 2000 $res -o $A/models/transformer
   done
   # mamba: the shipped model is still the 12-minute time-budgeted run (no step budget, old prompt format)
   r --seed 0 ssm-limits train --arch mamba --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \

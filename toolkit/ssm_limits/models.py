@@ -5,9 +5,7 @@ Encoding (word tokens): `<s> u v , u v , ... Q x K3 =` then the target. CoT targ
 compose lines in their shuffled order; `--query-first` problems put `Q x Kk ;` before the table; `x_last`
 problems end the prompt `Q K3 = x`, so that the first hop, like every later CoT hop, looks up the token just
 written (the model's meta file records the format, and evaluation uses it).
-Training draws fresh tables every step, only from the train split (hash buckets), so every test table is new;
-symbols are renamed through a random permutation of the first `pool` symbols (the current curriculum stage's
-largest size), so that a small first stage is a small-vocabulary lookup and later stages train every embedding.
+Training draws fresh tables every step, only from the train split (hash buckets), so every test table is new.
 Training is resumable: the optimizer, step and random states are saved with the model (`train_state.pt`).
 """
 
@@ -153,9 +151,9 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
     """Train for a number of steps (`max_steps`; cosine learning rate over them, after `warmup` linear steps;
     `seconds` caps this call and `stop_at` ends it at that step, so a long budget runs as resumable chunks) or,
     without `max_steps`, for a wall-clock budget; save a model directory. `curriculum`: [(sizes, depths,
-    until_step), ...] trained before the full setting; symbols are renamed within the current stage's largest
-    size. With `resume` the run continues the one saved in `out` (same settings). Every `probe_every` steps the
-    model is decoded on fixed dev-split problems (`probe_n` per cell: each size at K = 1 and the deepest K), the
+    until_step), ...] trained before the full setting (symbols renamed within the largest size of all stages).
+    With `resume` the run continues the one saved in `out` (same settings). Every `probe_every` steps the model
+    is decoded on fixed dev-split problems (`probe_n` per cell: each size at K = 1 and the deepest K), the
     accuracy and floor logged and kept in the meta's `probes`."""
     import torch
 
@@ -184,6 +182,7 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
         model = build_model(arch, layers, hidden, state)
         opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     n_params = sum(p.numel() for p in model.parameters())
+    pool = max(sizes + [s for st in curriculum for s in st[0]])
     probe_set = _probe_set(task, sizes, depths, probe_n, query_first) if probe_every else []
     # eval mode on purpose: neither model has dropout, and Mamba's training branch only adds a kernel probe
     model.eval()
@@ -196,9 +195,8 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
                 g["lr"] = lr_at(lr, progress, step, warmup)
             st_sizes, st_depths = stage_of(curriculum, step, sizes, depths)
             size, depth = rng.choice(st_sizes), rng.choice(st_depths)  # one shape per batch: no padding
-            # symbols renamed within the stage's largest size: a small first stage draws from a small pool
             rows = relabel(rng, [encode_words(sample_train(rng, task, size, depth, query_first), task, mode, x_last)
-                                 for _ in range(batch)], pool=max(st_sizes))
+                                 for _ in range(batch)], pool=pool)
             ids, labels = batch_tensors(tok, rows)
             # no cache: with one, transformers' Mamba takes its cached path and the fused scan would not run
             loss = model(input_ids=ids, labels=labels, use_cache=False).loss
