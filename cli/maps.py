@@ -253,15 +253,19 @@ def train(
     minutes: Annotated[float, typer.Option("--minutes", min=0.0, help="Wall-clock cap of the training.")] = 20.0,
     steps: Annotated[int | None, typer.Option("--steps", min=1, help="Step cap (with --minutes: the first hit).")]
     = None,
-    kind: Annotated[str, typer.Option("--kind", help="learned (Swin + GPT-2 decoder) or exemplar (nearest "
+    kind: Annotated[str, typer.Option("--kind", help="learned (Swin + GPT-2 decoder), grid (a CNN per grid edge "
+                                                     "and a CTC reader per value line) or exemplar (nearest "
                                                      "neighbours, no gradient steps).")] = "learned",
     image_size: Annotated[int, typer.Option("--image-size", min=32, help="Learned PPM input size (px).")] = 256,
     embed_dim: Annotated[int, typer.Option("--embed-dim", min=4, help="Swin width of the first stage.")] = 24,
     decoder_dim: Annotated[int, typer.Option("--decoder-dim", min=8, help="GPT-2 decoder width.")] = 128,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 16,
-    lr: Annotated[float, typer.Option("--lr", min=0.0)] = 1e-3,
+    lr: Annotated[float | None, typer.Option("--lr", min=0.0, help="Peak learning rate (default: 1e-3 learned, "
+                                                                   "2e-3 grid).")] = None,
     cache: Annotated[Path | None, typer.Option("--cache", help="Keep the encoded images here (.npz).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Use at most this many circuits.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Grid reader: continue from the checkpoint in --out "
+                                                          "(same data and --steps).")] = False,
     seed: SeedOpt = None,
 ):
     """Train the perception model on generated circuits; prints the loss as it goes, ends with a maps.train record.
@@ -270,9 +274,22 @@ def train(
     """
     from toolkit.core.records import make_record
 
-    if kind not in ("learned", "exemplar"):
-        raise InputError(f"--kind {kind}: must be learned or exemplar")
-    if kind == "exemplar":
+    if kind not in ("learned", "exemplar", "grid"):
+        raise InputError(f"--kind {kind}: must be learned, grid or exemplar")
+    if resume and kind != "grid":
+        raise InputError("--resume: only the grid reader (--kind grid) trains in resumable chunks")
+    if kind == "grid":
+        from toolkit.core.extras import require
+
+        require("ml", "torch")
+        from toolkit.maps.grid_train import cached
+        from toolkit.maps.grid_train import train as run_grid
+
+        arrays = cached(list(data), cache, limit, console.info)
+        meta = run_grid(arrays, out, steps=steps or 6000, minutes=minutes, resume=resume,
+                        lr=lr or 2e-3, seed=seed_or_global(seed) or 0, log=console.info)
+        meta["data"] = [str(d) for d in data]
+    elif kind == "exemplar":
         from toolkit.maps.train import fit
 
         meta = fit(list(data), out, limit)
@@ -286,7 +303,7 @@ def train(
         spec = PPMSpec(image_size=image_size, embed_dim=embed_dim, decoder_dim=decoder_dim)
         spec.check()
         encoded = cached_encoding(list(data), image_size, cache, limit)
-        cfg = TrainConfig(minutes=minutes, max_steps=steps, batch_size=batch_size, lr=lr,
+        cfg = TrainConfig(minutes=minutes, max_steps=steps, batch_size=batch_size, lr=lr or 1e-3,
                           seed=seed_or_global(seed) or 0)
         meta = run(encoded, out, spec, cfg,
                    log=lambda e: console.info(f"step {e['step']} loss {e['loss']} ({e['seconds']} s)"))

@@ -64,9 +64,15 @@ def perceive_all(jobs: Iterable[tuple[str, Path, str]], *, model: Path | None = 
     directory = given_or_shipped(model) if model else DEFAULT_MODEL
     if not directory.is_dir():
         raise InputError(f"--model {directory}: no such directory")
+    from toolkit.maps.grid_reader import is_grid_reader
     from toolkit.maps.ppm_model import is_learned
 
-    if is_learned(directory):
+    if is_grid_reader(directory):
+        from toolkit.core.extras import require
+
+        require("ml", "torch")
+        yield from _perceive_grid(jobs, directory, min_confidence)
+    elif is_learned(directory):
         from toolkit.core.extras import require
 
         require("ml", "torch", "transformers")
@@ -108,6 +114,37 @@ def _perceive_exemplar(jobs, directory: Path, min_confidence: float | None) -> I
         circuit, confidence = ppm.read_with_confidence(gray)
         net = to_netlist(circuit, hide_values=True)
         rec = _netlist_record(cid, image, net.text(), confidence >= min_confidence, "exemplar", directory)
+        rec["confidence"] = round(confidence, 4)
+        yield rec
+
+
+def _perceive_grid(jobs, directory: Path, min_confidence: float | None) -> Iterator[dict]:
+    import json
+
+    import torch
+
+    from toolkit.maps.circuit import to_netlist
+    from toolkit.maps.grid_reader import load_reader
+    from toolkit.maps.ppm import load_gray
+
+    torch.set_num_threads(1)  # a few small crops per image: threads cost more than they give
+    try:
+        reader = load_reader(directory)
+    except ValueError as exc:
+        raise InputError(f"--model {exc}") from None
+    if min_confidence is None:
+        min_confidence = float(json.loads((directory / "config.json").read_text()).get("min_confidence",
+                                                                                        MIN_CONFIDENCE))
+    for cid, image, where in jobs:
+        try:
+            gray = load_gray(image)
+        except FileNotFoundError:
+            raise InputError(f"{where}: {image}: no such file") from None
+        except ValueError as exc:
+            raise InputError(f"{where}: {image}: {exc}") from None
+        circuit, confidence = reader.read_with_confidence(gray)
+        net = to_netlist(circuit, hide_values=True)
+        rec = _netlist_record(cid, image, net.text(), confidence >= min_confidence, "grid", directory)
         rec["confidence"] = round(confidence, 4)
         yield rec
 
