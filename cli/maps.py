@@ -110,24 +110,25 @@ def simulate(
 
 MinConfidenceOpt = Annotated[float | None, typer.Option(
     "--min-confidence", min=0.0, max=1.0,
-    help="Exemplar reader: the confidence below which a read says parsed: false (default: the model's).")]
+    help="Grid and exemplar readers: the confidence below which a read says parsed: false (default: the "
+         "model's).")]
 
 
 @app.command()
 def perceive(
     source: Annotated[str, typer.Argument(help="maps.circuit records (JSONL), an image file, or a folder of images.")],
-    model: Annotated[Path | None, typer.Option("--model", help="The exemplar reader (default: "
-                                                "assets/maps/ppm-exemplar), a learned PPM (assets/maps/ppm) "
-                                                "or any local vision-language "
-                                                "model directory.")] = None,
+    model: Annotated[Path | None, typer.Option("--model", help="The grid reader (default: "
+                                                "assets/maps/ppm-grid), the exemplar reader "
+                                                "(assets/maps/ppm-exemplar), a learned PPM (assets/maps/ppm) "
+                                                "or any local vision-language model directory.")] = None,
     llm: Annotated[str | None, typer.Option("--llm", help="A vision LLM instead: openai:MODEL@URL.")] = None,
     min_confidence: MinConfidenceOpt = None,
     out: OutOpt = None,
     skip_bad: SkipBadOpt = False,
     seed: SeedOpt = None,
 ):
-    """Read circuit images into SPICE netlists (maps.netlist); only the image is read. The exemplar reader
-    writes a confidence, and `parsed: false` (with the netlist it read) below --min-confidence.
+    """Read circuit images into SPICE netlists (maps.netlist); only the image is read. The grid and exemplar
+    readers write a confidence, and `parsed: false` (with the netlist it read) below --min-confidence.
 
     Example: reason maps perceive runs/c/circuits.jsonl > netlists.jsonl
     """
@@ -190,7 +191,7 @@ def solve(
     source: Annotated[str, typer.Argument(help="maps.circuit records or images.")],
     questions: Annotated[Path, typer.Option("--questions", help="maps.question records.")],
     model: Annotated[Path | None, typer.Option("--model", help="PPM directory (default: "
-                                                "assets/maps/ppm-exemplar).")] = None,
+                                                "assets/maps/ppm-grid).")] = None,
     engine: EngineOpt = "pyspice",
     timeout: TimeoutOpt = 5.0,
     out: OutOpt = None,
