@@ -110,24 +110,25 @@ def simulate(
 
 MinConfidenceOpt = Annotated[float | None, typer.Option(
     "--min-confidence", min=0.0, max=1.0,
-    help="Exemplar reader: the confidence below which a read says parsed: false (default: the model's).")]
+    help="Grid and exemplar readers: the confidence below which a read says parsed: false (default: the "
+         "model's).")]
 
 
 @app.command()
 def perceive(
     source: Annotated[str, typer.Argument(help="maps.circuit records (JSONL), an image file, or a folder of images.")],
-    model: Annotated[Path | None, typer.Option("--model", help="The exemplar reader (default: "
-                                                "assets/maps/ppm-exemplar), a learned PPM (assets/maps/ppm) "
-                                                "or any local vision-language "
-                                                "model directory.")] = None,
+    model: Annotated[Path | None, typer.Option("--model", help="The grid reader (default: "
+                                                "assets/maps/ppm-grid), the exemplar reader "
+                                                "(assets/maps/ppm-exemplar), a learned PPM (assets/maps/ppm) "
+                                                "or any local vision-language model directory.")] = None,
     llm: Annotated[str | None, typer.Option("--llm", help="A vision LLM instead: openai:MODEL@URL.")] = None,
     min_confidence: MinConfidenceOpt = None,
     out: OutOpt = None,
     skip_bad: SkipBadOpt = False,
     seed: SeedOpt = None,
 ):
-    """Read circuit images into SPICE netlists (maps.netlist); only the image is read. The exemplar reader
-    writes a confidence, and `parsed: false` (with the netlist it read) below --min-confidence.
+    """Read circuit images into SPICE netlists (maps.netlist); only the image is read. The grid and exemplar
+    readers write a confidence, and `parsed: false` (with the netlist it read) below --min-confidence.
 
     Example: reason maps perceive runs/c/circuits.jsonl > netlists.jsonl
     """
@@ -190,7 +191,7 @@ def solve(
     source: Annotated[str, typer.Argument(help="maps.circuit records or images.")],
     questions: Annotated[Path, typer.Option("--questions", help="maps.question records.")],
     model: Annotated[Path | None, typer.Option("--model", help="PPM directory (default: "
-                                                "assets/maps/ppm-exemplar).")] = None,
+                                                "assets/maps/ppm-grid).")] = None,
     engine: EngineOpt = "pyspice",
     timeout: TimeoutOpt = 5.0,
     out: OutOpt = None,
@@ -253,15 +254,19 @@ def train(
     minutes: Annotated[float, typer.Option("--minutes", min=0.0, help="Wall-clock cap of the training.")] = 20.0,
     steps: Annotated[int | None, typer.Option("--steps", min=1, help="Step cap (with --minutes: the first hit).")]
     = None,
-    kind: Annotated[str, typer.Option("--kind", help="learned (Swin + GPT-2 decoder) or exemplar (nearest "
+    kind: Annotated[str, typer.Option("--kind", help="learned (Swin + GPT-2 decoder), grid (a CNN per grid edge "
+                                                     "and a CTC reader per value line) or exemplar (nearest "
                                                      "neighbours, no gradient steps).")] = "learned",
     image_size: Annotated[int, typer.Option("--image-size", min=32, help="Learned PPM input size (px).")] = 256,
     embed_dim: Annotated[int, typer.Option("--embed-dim", min=4, help="Swin width of the first stage.")] = 24,
     decoder_dim: Annotated[int, typer.Option("--decoder-dim", min=8, help="GPT-2 decoder width.")] = 128,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = 16,
-    lr: Annotated[float, typer.Option("--lr", min=0.0)] = 1e-3,
+    lr: Annotated[float | None, typer.Option("--lr", min=0.0, help="Peak learning rate (default: 1e-3 learned, "
+                                                                   "2e-3 grid).")] = None,
     cache: Annotated[Path | None, typer.Option("--cache", help="Keep the encoded images here (.npz).")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Use at most this many circuits.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Grid reader: continue from the checkpoint in --out "
+                                                          "(same data and --steps).")] = False,
     seed: SeedOpt = None,
 ):
     """Train the perception model on generated circuits; prints the loss as it goes, ends with a maps.train record.
@@ -270,9 +275,22 @@ def train(
     """
     from toolkit.core.records import make_record
 
-    if kind not in ("learned", "exemplar"):
-        raise InputError(f"--kind {kind}: must be learned or exemplar")
-    if kind == "exemplar":
+    if kind not in ("learned", "exemplar", "grid"):
+        raise InputError(f"--kind {kind}: must be learned, grid or exemplar")
+    if resume and kind != "grid":
+        raise InputError("--resume: only the grid reader (--kind grid) trains in resumable chunks")
+    if kind == "grid":
+        from toolkit.core.extras import require
+
+        require("ml", "torch")
+        from toolkit.maps.grid_train import cached
+        from toolkit.maps.grid_train import train as run_grid
+
+        arrays = cached(list(data), cache, limit, console.info)
+        meta = run_grid(arrays, out, steps=steps or 6000, minutes=minutes, resume=resume,
+                        lr=lr or 2e-3, seed=seed_or_global(seed) or 0, log=console.info)
+        meta["data"] = [str(d) for d in data]
+    elif kind == "exemplar":
         from toolkit.maps.train import fit
 
         meta = fit(list(data), out, limit)
@@ -286,7 +304,7 @@ def train(
         spec = PPMSpec(image_size=image_size, embed_dim=embed_dim, decoder_dim=decoder_dim)
         spec.check()
         encoded = cached_encoding(list(data), image_size, cache, limit)
-        cfg = TrainConfig(minutes=minutes, max_steps=steps, batch_size=batch_size, lr=lr,
+        cfg = TrainConfig(minutes=minutes, max_steps=steps, batch_size=batch_size, lr=lr or 1e-3,
                           seed=seed_or_global(seed) or 0)
         meta = run(encoded, out, spec, cfg,
                    log=lambda e: console.info(f"step {e['step']} loss {e['loss']} ({e['seconds']} s)"))

@@ -56,8 +56,8 @@ def test_shipped_ppm_reaches_readme_threshold_on_examples(reason):
     assert summary["type"] == "maps.ppm_summary" and summary["n"] == 20
     assert summary["equivalent"] >= threshold
     reads = records(netlists.stdout)
-    assert all(r["reader"] == "exemplar" for r in reads)  # the default: the better-measured reader
-    from toolkit.maps.perceive import MIN_CONFIDENCE
+    assert all(r["reader"] == "grid" for r in reads)  # the default: the better-measured reader
+    from toolkit.maps.grid_reader import MIN_CONFIDENCE
 
     assert all(0.0 <= r["confidence"] <= 1.0 and r["parsed"] == (r["confidence"] >= MIN_CONFIDENCE) for r in reads)
     # the shipped stand-in recording replays the README pipeline with the LLM answerer, labelled as a demo
@@ -212,3 +212,35 @@ def test_llm_answerer_sends_the_circuit_image_with_the_answer_prompt(reason, tmp
     r = reason("maps", "answer", str(nets), "--questions", str(qs), "--answerer", "llm", "--no-sim",
                "--llm", "openai:stub@http://127.0.0.1:9", env={"OPENAI_API_KEY": "x"})
     assert r.returncode == 2 and f"{qs}:1: field 'image'" in r.stderr and "a.png" in r.stderr
+
+
+def test_grid_training_runs_in_chunks_that_resume(data, reason, tmp_path):
+    pytest.importorskip("torch")
+    model = tmp_path / "grid"
+    args = ["maps", "train", "--kind", "grid", "--data", str(data), "--out", str(model), "--steps", "6"]
+    r = reason(*args, "--resume")
+    assert r.returncode == 2 and "no checkpoint to continue from" in r.stderr
+    r = reason(*args, "--minutes", "0")  # a chunk cut at once: nothing done yet, but a checkpoint to continue
+    assert r.returncode == 0, r.stderr
+    assert records(r.stdout)[0]["step"] == 0 and not records(r.stdout)[0]["done"]
+    r = reason(*args, "--resume")
+    assert r.returncode == 0, r.stderr
+    summary = records(r.stdout)[0]
+    assert summary["step"] == 6 and summary["done"] and summary["kind"] == "grid"
+    r = reason("maps", "train", "--kind", "grid", "--data", str(data), "--out", str(model), "--steps", "9", "--resume")
+    assert r.returncode == 2 and "another --steps" in r.stderr
+    r = reason("maps", "train", "--kind", "exemplar", "--data", str(data), "--out", str(tmp_path / "x"), "--resume")
+    assert r.returncode == 2 and "--resume" in r.stderr
+    reads = records(reason("maps", "perceive", str(data / "circuits.jsonl"), "--model", str(model)).stdout)
+    assert len(reads) == 3 and all(r["reader"] == "grid" and 0.0 <= r["confidence"] <= 1.0 for r in reads)
+
+
+def test_the_default_reader_does_not_claim_a_blank_page(reason, tmp_path):
+    pytest.importorskip("torch")
+    from PIL import Image
+
+    blank = tmp_path / "blank.png"
+    Image.new("L", (256, 256), 255).save(blank)
+    r = reason("maps", "perceive", str(blank))
+    read = records(r.stdout)[0]
+    assert r.returncode == 0 and read["reader"] == "grid" and read["parsed"] is False and read["netlist"]

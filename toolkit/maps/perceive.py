@@ -10,9 +10,9 @@ from toolkit.core.assets import asset_path, given_or_shipped
 from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, read_records
 
-# the default is the shipped reader with the higher measured equivalence (assets/maps/README.md); the learned
-# PPM (assets/maps/ppm) takes over once a longer training makes it read values
-DEFAULT_MODEL = asset_path("maps/ppm-exemplar")
+# the default is the shipped reader with the higher measured equivalence (assets/maps/README.md): the grid
+# reader; the exemplar reader (assets/maps/ppm-exemplar) and the learned Swin + GPT-2 PPM (assets/maps/ppm) stay
+DEFAULT_MODEL = asset_path("maps/ppm-grid")
 # the exemplar reader claims a read (parsed: true) only at this confidence or above; chosen on validation
 # circuits (assets/maps/README.md, "Uncertain reads"), not on the seeds its figures are measured on
 MIN_CONFIDENCE = 0.2
@@ -54,19 +54,26 @@ def image_jobs(source: str, *, skip_bad: bool = False, bad: BadLines | None = No
 
 def perceive_all(jobs: Iterable[tuple[str, Path, str]], *, model: Path | None = None,
                  llm: str | None = None, min_confidence: float | None = None) -> Iterator[dict]:
-    """maps.netlist records; the model directory decides the reader: a learned PPM (ppm.json), an
-    exemplar PPM (exemplars.npz) or any local vision-language model (AutoModelForImageTextToText).
-    The exemplar reader gives each read a confidence; below `min_confidence` (default: the model's
-    config, else MIN_CONFIDENCE) the record says `parsed: false` while keeping the netlist it read."""
+    """maps.netlist records; the model directory decides the reader: the grid reader (grid.safetensors), a
+    learned PPM (ppm.json), an exemplar PPM (exemplars.npz) or any local vision-language model
+    (AutoModelForImageTextToText). The grid and exemplar readers give each read a confidence; below
+    `min_confidence` (default: the model's config, else the reader's own threshold) the record says
+    `parsed: false` while keeping the netlist it read."""
     if llm:
         yield from _perceive_llm(jobs, llm)
         return
     directory = given_or_shipped(model) if model else DEFAULT_MODEL
     if not directory.is_dir():
         raise InputError(f"--model {directory}: no such directory")
+    from toolkit.maps.grid_reader import is_grid_reader
     from toolkit.maps.ppm_model import is_learned
 
-    if is_learned(directory):
+    if is_grid_reader(directory):
+        from toolkit.core.extras import require
+
+        require("ml", "torch")
+        yield from _perceive_grid(jobs, directory, min_confidence)
+    elif is_learned(directory):
         from toolkit.core.extras import require
 
         require("ml", "torch", "transformers")
@@ -108,6 +115,38 @@ def _perceive_exemplar(jobs, directory: Path, min_confidence: float | None) -> I
         circuit, confidence = ppm.read_with_confidence(gray)
         net = to_netlist(circuit, hide_values=True)
         rec = _netlist_record(cid, image, net.text(), confidence >= min_confidence, "exemplar", directory)
+        rec["confidence"] = round(confidence, 4)
+        yield rec
+
+
+def _perceive_grid(jobs, directory: Path, min_confidence: float | None) -> Iterator[dict]:
+    import json
+
+    import torch
+
+    from toolkit.maps.circuit import to_netlist
+    from toolkit.maps.grid_reader import MIN_CONFIDENCE as GRID_MIN_CONFIDENCE
+    from toolkit.maps.grid_reader import load_reader
+    from toolkit.maps.ppm import load_gray
+
+    torch.set_num_threads(1)  # a few small crops per image: threads cost more than they give
+    try:
+        reader = load_reader(directory)
+    except ValueError as exc:
+        raise InputError(f"--model {exc}") from None
+    if min_confidence is None:
+        min_confidence = float(json.loads((directory / "config.json").read_text()).get("min_confidence",
+                                                                                        GRID_MIN_CONFIDENCE))
+    for cid, image, where in jobs:
+        try:
+            gray = load_gray(image)
+        except FileNotFoundError:
+            raise InputError(f"{where}: {image}: no such file") from None
+        except ValueError as exc:
+            raise InputError(f"{where}: {image}: {exc}") from None
+        circuit, confidence = reader.read_with_confidence(gray)
+        net = to_netlist(circuit, hide_values=True)
+        rec = _netlist_record(cid, image, net.text(), confidence >= min_confidence, "grid", directory)
         rec["confidence"] = round(confidence, 4)
         yield rec
 
