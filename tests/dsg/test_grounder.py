@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.dsg.conftest import ROOT
+from tests.dsg.conftest import ROOT, SCHEMAS
 
 GROUNDER = ROOT / "assets" / "dsg" / "grounder"
 HELDOUT = ROOT / "assets" / "dsg" / "examples" / "heldout"
@@ -99,17 +99,26 @@ def test_shipped_grounder_changes_its_answer_with_the_image(shipped):
 
 
 def test_run_grounds_with_the_shipped_grounder_by_default(cli, tmp_path):
-    """`reason dsg run` without --model: DSG (program) above the same network asked directly, both scored."""
-    items = HELDOUT / "items.jsonl"
+    """`reason dsg run` without --model, on 40 fresh held-out-style mazes: DSG (program) well above the same
+    network asked directly (on seed 10031: 0.977 against 0.693), and `--compose vlm` answers every item."""
+    from toolkit.core.records import RecordWriter
+    from toolkit.dsg.data import generate_split
+    from toolkit.dsg.schema import load_schemas
+    from toolkit.dsg.styles import get_style
+
+    items, _ = generate_split(["maze"], 40, get_style("heldout"), 4242, tmp_path, load_schemas(SCHEMAS))
+    with RecordWriter(tmp_path / "items.jsonl") as w:
+        for r in items:
+            w.write(r)
     hits = {}
     for mode in ("dsg", "direct"):
         out = tmp_path / f"{mode}.jsonl"
-        code, _, err = cli("dsg", "run", "--items", str(items), "--mode", mode, "-o", str(out))
+        code, _, err = cli("dsg", "run", "--items", str(tmp_path / "items.jsonl"), "--mode", mode, "-o", str(out))
         assert code == 0, err
-        code, stdout, err = cli("dsg", "eval", "--pred", str(out), "--gold", str(items), "--json")
+        code, stdout, err = cli("dsg", "eval", "--pred", str(out), "--gold", str(tmp_path / "items.jsonl"), "--json")
         hits[mode] = json.loads(stdout)["accuracy"]
-    assert hits["dsg"] >= 0.6 and hits["dsg"] > hits["direct"], hits
-    code, _, err = cli("dsg", "run", "--items", str(items), "--mode", "dsg", "--compose", "vlm",
+    assert hits["dsg"] >= 0.85 and hits["dsg"] >= hits["direct"] + 0.1, hits
+    code, _, err = cli("dsg", "run", "--items", str(HELDOUT / "items.jsonl"), "--mode", "dsg", "--compose", "vlm",
                        "-o", str(tmp_path / "vlm.jsonl"))
     recs = [json.loads(x) for x in (tmp_path / "vlm.jsonl").read_text().splitlines()]
     answers = [r for r in recs if r["type"] == "dsg.answer"]
