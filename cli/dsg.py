@@ -163,6 +163,8 @@ def train_grounder(
     minutes: Annotated[float, typer.Option(help="This chunk's wall-clock limit; it ends with a checkpoint.")] = 10.0,
     init: Annotated[Path | None, typer.Option("--init", help="Start from this grounder's weights (a second stage "
                                               "with its own schedule).")] = None,
+    outlines: Annotated[bool, typer.Option("--outlines", help="Also augment by keeping only the inner edge of the "
+                                           "ink (marks learned by shape, not fill).")] = False,
     seed: SeedOpt = None,
     resume: ResumeOpt = False,
 ):
@@ -185,7 +187,7 @@ def train_grounder(
             p = Path(it["image"])
             it["image"] = str(p if p.is_absolute() else abstract.parent / p)
     summary = fit(prims, items, out, epochs=epochs, lr=lr, images_per_batch=images_per_batch, minutes=minutes,
-                  seed=seed_or_global(seed), resume=resume, init=init)
+                  seed=seed_or_global(seed), resume=resume, init=init, outlines=outlines)
     print(dumps(make_record("dsg.grounder_train", **summary)))
 
 

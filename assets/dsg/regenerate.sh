@@ -14,15 +14,16 @@ TRAIN=(--model runs/tiny --images-per-batch 8 --per-image 8 --minutes 25 --epoch
        --seed 0)
 if [ "$stage" = grounder ]; then
   # the default grounding model: the CNN grounder on 2,000 train-style scenes per concept (primitive questions
-  # and each scene's abstract question), 7 epochs at lr 2e-3, then two stages at 1e-3 (2 and 3 epochs), each from
-  # the weights of the one before, in resumable chunks of <= 9.5 min on one thread
+  # and each scene's abstract question), 7 epochs at lr 2e-3, then three stages at 1e-3 (2, 3 and 3 epochs, the last
+  # with --outlines), each from the weights of the one before, in resumable chunks of <= 9.5 min on one thread
   $R dsg gen --concepts tictactoe,maze,stacks --n 2000 --styles train --seed 1 --out runs/cnn-tr > /dev/null
   D=(--data runs/cnn-tr/primitives.jsonl --abstract runs/cnn-tr/items.jsonl --minutes 9.5)
-  for stage in 1 2 3; do
+  for stage in 1 2 3 4; do
     case $stage in
       1) G=("${D[@]}" --out runs/grounder --epochs 7 --lr 2e-3 --seed 0) ;;
       2) G=("${D[@]}" --out runs/grounder2 --init runs/grounder --epochs 2 --lr 1e-3 --seed 1) ;;
       3) G=("${D[@]}" --out runs/grounder3 --init runs/grounder2 --epochs 3 --lr 1e-3 --seed 0) ;;
+      4) G=("${D[@]}" --out runs/grounder4 --init runs/grounder3 --outlines --epochs 3 --lr 1e-3 --seed 0) ;;
     esac
     OMP_NUM_THREADS=1 nice -n 10 $R dsg train-grounder "${G[@]}" > runs/grounder-chunk.out
     until grep -q '"done": true' runs/grounder-chunk.out; do
@@ -30,9 +31,10 @@ if [ "$stage" = grounder ]; then
     done
   done
   rm -rf assets/dsg/grounder && mkdir -p assets/dsg/grounder
-  cp runs/grounder3/grounder.json runs/grounder3/model.safetensors runs/grounder3/train_log.jsonl assets/dsg/grounder/
+  cp runs/grounder4/grounder.json runs/grounder4/model.safetensors runs/grounder4/train_log.jsonl assets/dsg/grounder/
   cp runs/grounder/train_log.jsonl assets/dsg/grounder/stage1_train_log.jsonl
   cp runs/grounder2/train_log.jsonl assets/dsg/grounder/stage2_train_log.jsonl
+  cp runs/grounder3/train_log.jsonl assets/dsg/grounder/stage3_train_log.jsonl
 fi
 if [ "$stage" = all ] || [ "$stage" = model ]; then
   $R dsg gen --concepts tictactoe,maze,stacks --n 1000 --styles train --seed 1 --out runs/tr

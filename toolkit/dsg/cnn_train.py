@@ -47,14 +47,18 @@ def ink_cache(images: list[str], out: Path) -> np.ndarray:
     return inks
 
 
-def augment(ink, rng: np.random.Generator):
-    """A batch [B, S, S] in [0, 1], each image changed at random (see the module's docstring)."""
+def augment(ink, rng: np.random.Generator, outlines: bool = False):
+    """A batch [B, S, S] in [0, 1], each image changed at random (see the module's docstring); with `outlines`,
+    some images keep only the inner edge of their ink (a solid mark becomes its outline), so that a mark's class
+    is learned from its shape rather than its fill."""
     import torch
     import torch.nn.functional as F
 
     out = []
     for x in ink:
         x = x[None, None]
+        if outlines and rng.random() < 0.3:
+            x = (x + F.max_pool2d(-x, 3, 1, 1)).clamp(0, 1)
         if rng.random() < 0.3:
             x = F.max_pool2d(x, 3, 1, 1)
         if rng.random() < 0.3:
@@ -90,7 +94,8 @@ def export(net, vocab: Vocab, out: Path, network: dict[str, int]) -> None:
 def train_grounder(prims: list[dict[str, Any]], items: list[dict[str, Any]] | None, out: str | Path, *,
                    epochs: float = 12.0, lr: float = 2e-3, images_per_batch: int = 16, minutes: float = 10.0,
                    seed: int = 0, val_images: int = 150, resume: bool = False,
-                   steps: int | None = None, init: str | Path | None = None) -> dict[str, Any]:
+                   steps: int | None = None, init: str | Path | None = None,
+                   outlines: bool = False) -> dict[str, Any]:
     """Train (or with `resume` continue) until the schedule ends, `minutes` pass or this chunk has taken `steps`
     steps. Every step's augmentation is seeded by (seed, step), so chunks of any length give the same weights.
     `init`: start from an exported grounder's weights (the same questions' tokens and answers) with a new
@@ -198,7 +203,7 @@ def train_grounder(prims: list[dict[str, Any]], items: list[dict[str, Any]] | No
             for group in opt.param_groups:
                 warm = min(1.0, (step + 1) / 100)
                 group["lr"] = lr * warm * 0.5 * (1 + math.cos(math.pi * step / total))
-            logits = net(net.features(augment(ink, rng)), where, tokens, offsets) + mask
+            logits = net(net.features(augment(ink, rng, outlines)), where, tokens, offsets) + mask
             each = F.cross_entropy(logits, torch.tensor([target[i] for i in idx]), reduction="none")
             by_kind: dict[str, list[int]] = defaultdict(list)
             for n, i in enumerate(idx):
