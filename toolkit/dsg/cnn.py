@@ -3,11 +3,10 @@
 The image becomes an ink map (how far each pixel is from the background colour, read at the corners), so
 colours and backgrounds do not matter; two coordinate channels let the network say where things are. The
 question becomes a bag of tokens: the concept, each grounded parent as one `term=value` token, and the
-words of the asked term (`r2c3` reads as row 2 and column 3). The question picks, per head, where to look
-in the feature map (dot-product attention over positions with learned position embeddings), pooled two
-ways: a softmax average (where is the circle) and a sigmoid sum (how many objects in pile 3). Abstract
-questions ("Is there a path ...? Options: no, yes.") go through the same encoder as their words, and an
-answer with options is restricted to them.
+words of the asked term (`r2c3` reads as row 2 and column 3). The CNN's 8 x 8 feature map is read into
+units that the question gates (see `build_network`), so one pass over the image serves every question about
+it. Abstract questions ("Is there a path ...? Options: no, yes.") go through the same encoder as their
+words, and an answer with options is restricted to them.
 """
 
 from __future__ import annotations
