@@ -150,6 +150,47 @@ def train(
     writer.write(make_record("dsg.train", **summary))
 
 
+@app.command("train-grounder")
+def train_grounder(
+    data: Annotated[Path, typer.Option("--data", help="primitives.jsonl from `reason dsg gen`.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the grounder, its log and checkpoint.")],
+    abstract: Annotated[Path | None, typer.Option("--abstract", help="items.jsonl: also train on each image's "
+                                                  "abstract question (the same network then answers directly: "
+                                                  "the end-to-end baseline).")] = None,
+    epochs: Annotated[float, typer.Option(help="Passes over the training images (fixes the schedule).")] = 8.0,
+    lr: Annotated[float, typer.Option(help="Peak learning rate.")] = 2e-3,
+    images_per_batch: Annotated[int, typer.Option(min=1, help="Images per step, with all their questions.")] = 16,
+    minutes: Annotated[float, typer.Option(help="This chunk's wall-clock limit; it ends with a checkpoint.")] = 10.0,
+    init: Annotated[Path | None, typer.Option("--init", help="Start from this grounder's weights (a second stage "
+                                              "with its own schedule).")] = None,
+    outlines: Annotated[bool, typer.Option("--outlines", help="Also augment by keeping only the inner edge of the "
+                                           "ink (marks learned by shape, not fill).")] = False,
+    seed: SeedOpt = None,
+    resume: ResumeOpt = False,
+):
+    """Train the CNN grounder (the default grounding model of `run`) in resumable chunks.
+
+    Example: reason dsg train-grounder --data runs/tr/primitives.jsonl --abstract runs/tr/items.jsonl
+    --out runs/grounder --minutes 10 (then the same with --resume until the record says done)
+    """
+    from toolkit.core.extras import require
+    from toolkit.core.records import dumps, make_record, read_records
+    from toolkit.dsg.cnn_train import train_grounder as fit
+    from toolkit.dsg.data import read_primitives
+
+    require("ml")
+    prims = read_primitives(data)
+    items = None
+    if abstract is not None:
+        items = list(read_records(abstract, types=["dsg.item"], required=("image", "question", "answer")))
+        for it in items:
+            p = Path(it["image"])
+            it["image"] = str(p if p.is_absolute() else abstract.parent / p)
+    summary = fit(prims, items, out, epochs=epochs, lr=lr, images_per_batch=images_per_batch, minutes=minutes,
+                  seed=seed_or_global(seed), resume=resume, init=init, outlines=outlines)
+    print(dumps(make_record("dsg.grounder_train", **summary)))
+
+
 @app.command()
 def schema(
     concept: Annotated[str | None, typer.Option("--concept", help="Concept to extract a schema for.")] = None,
@@ -209,8 +250,9 @@ def run(
     compose: Annotated[str, typer.Option("--compose", help="dsg: program (registered composer) or vlm.")]
     = "program",
     schemas: SchemasOpt = None,
-    model: Annotated[Path | None, typer.Option("--model", help="Local VLM directory (default: the shipped tiny "
-                                               "primitive model).")] = None,
+    model: Annotated[Path | None, typer.Option("--model", help="Local VLM directory, or a grounder from "
+                                               "`train-grounder` (default: the shipped CNN grounder, "
+                                               "assets/dsg/grounder).")] = None,
     llm: LLMOpt = None,
     record: RecordOpt = None,
     grounding_cache: Annotated[Path | None, typer.Option("--grounding-cache", help="Persistent cache of grounding "
@@ -278,9 +320,15 @@ def run(
         require("ml")
         from toolkit.core.assets import asset_path
         from toolkit.core.vlm import load_vlm
+        from toolkit.dsg.cnn import CNNGrounder, is_grounder
+        from toolkit.dsg.ground import GrounderAsker
 
-        path = model if model is not None else asset_path("dsg/model")
-        asker = LocalAsker(load_vlm(path, device="auto"), f"local:{Path(path).resolve().name}", batch_size)
+        path = model if model is not None else asset_path("dsg/grounder")
+        name = f"local:{Path(path).resolve().name}"
+        if is_grounder(path):
+            asker = GrounderAsker(CNNGrounder(path), name)
+        else:
+            asker = LocalAsker(load_vlm(path, device="auto"), name, batch_size)
         backend = None
     cache = GroundingCache(grounding_cache)
     writer = open_writer(out, resume=resume)

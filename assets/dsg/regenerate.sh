@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates assets/dsg: training split, the tiny primitive model, the end-to-end baseline, examples, the
 # stand-in schema recording, and the claim figures on fresh seeds (10010 train styles, 10011 held-out styles).
-# Usage: bash assets/dsg/regenerate.sh [all|model|e2e-model|assets|claims|headline]   (default: all but headline);
+# Usage: bash assets/dsg/regenerate.sh [all|grounder|model|e2e-model|assets|claims|headline]
+#   (default: all but grounder and headline);
 # DSG_CLAIM_N: scenes per concept and split of the claim runs (default 300).
 # Each training run is capped at 25 min wall on one thread; the shipped models ran side by side, one core each
 # (OMP_NUM_THREADS=1); see README.md.
@@ -11,6 +12,30 @@ R="python -m cli"
 stage=${1:-all}
 TRAIN=(--model runs/tiny --images-per-batch 8 --per-image 8 --minutes 25 --epochs 12 --lr 3e-3 --eval-every 300
        --seed 0)
+if [ "$stage" = grounder ]; then
+  # the default grounding model: the CNN grounder on 2,000 train-style scenes per concept (primitive questions
+  # and each scene's abstract question), 7 epochs at lr 2e-3, then three stages at 1e-3 (2, 3 and 3 epochs, the last
+  # with --outlines), each from the weights of the one before, in resumable chunks of <= 9.5 min on one thread
+  $R dsg gen --concepts tictactoe,maze,stacks --n 2000 --styles train --seed 1 --out runs/cnn-tr > /dev/null
+  D=(--data runs/cnn-tr/primitives.jsonl --abstract runs/cnn-tr/items.jsonl --minutes 9.5)
+  for stage in 1 2 3 4; do
+    case $stage in
+      1) G=("${D[@]}" --out runs/grounder --epochs 7 --lr 2e-3 --seed 0) ;;
+      2) G=("${D[@]}" --out runs/grounder2 --init runs/grounder --epochs 2 --lr 1e-3 --seed 1) ;;
+      3) G=("${D[@]}" --out runs/grounder3 --init runs/grounder2 --epochs 3 --lr 1e-3 --seed 0) ;;
+      4) G=("${D[@]}" --out runs/grounder4 --init runs/grounder3 --outlines --epochs 3 --lr 1e-3 --seed 0) ;;
+    esac
+    OMP_NUM_THREADS=1 nice -n 10 $R dsg train-grounder "${G[@]}" > runs/grounder-chunk.out
+    until grep -q '"done": true' runs/grounder-chunk.out; do
+      OMP_NUM_THREADS=1 nice -n 10 $R dsg train-grounder "${G[@]}" --resume > runs/grounder-chunk.out
+    done
+  done
+  rm -rf assets/dsg/grounder && mkdir -p assets/dsg/grounder
+  cp runs/grounder4/grounder.json runs/grounder4/model.safetensors runs/grounder4/train_log.jsonl assets/dsg/grounder/
+  cp runs/grounder/train_log.jsonl assets/dsg/grounder/stage1_train_log.jsonl
+  cp runs/grounder2/train_log.jsonl assets/dsg/grounder/stage2_train_log.jsonl
+  cp runs/grounder3/train_log.jsonl assets/dsg/grounder/stage3_train_log.jsonl
+fi
 if [ "$stage" = all ] || [ "$stage" = model ]; then
   $R dsg gen --concepts tictactoe,maze,stacks --n 1000 --styles train --seed 1 --out runs/tr
   $R dsg tiny --data runs/tr/primitives.jsonl --data runs/tr/items.jsonl --out runs/tiny --seed 0
@@ -63,24 +88,36 @@ PY
   done
 fi
 if [ "$stage" = headline ]; then
-  # the README's headline: fresh held-out seed 10031, DSG with both composers and the end-to-end model asked
-  # directly, each next to chance and the question-only prior of a training split in the current generator
+  # the README's headline: fresh held-out seed 10031, the default grounding model (assets/dsg/grounder) with both
+  # composers, the same network asked directly (end-to-end), each next to chance and the question-only prior of a
+  # training split; the primitive questions of the same scenes per component against the prior
   d=runs/headline
   $R dsg gen --n 300 --styles train --seed 1 --out $d/train > /dev/null
   $R dsg gen --n "${DSG_HEADLINE_N:-300}" --styles heldout --seed 10031 --out $d/heldout > /dev/null
   h=$d/heldout
-  $R dsg run --items $h/items.jsonl --model assets/dsg/model --mode dsg --compose program -o $h/dsg-program.jsonl
-  $R dsg run --items $h/items.jsonl --model assets/dsg/model --mode dsg --compose vlm -o $h/dsg-vlm.jsonl
-  $R dsg run --items $h/items.jsonl --model assets/dsg/e2e-model --mode direct -o $h/e2e-direct.jsonl
+  $R dsg run --items $h/items.jsonl --mode dsg --compose program -o $h/dsg-program.jsonl
+  $R dsg run --items $h/items.jsonl --mode dsg --compose vlm -o $h/dsg-vlm.jsonl
+  $R dsg run --items $h/items.jsonl --mode direct -o $h/e2e-direct.jsonl
   for p in dsg-program dsg-vlm e2e-direct; do
+    $R dsg eval --pred $h/$p.jsonl --gold $h/items.jsonl --prior $d/train/items.jsonl --json > $h/$p.eval.json
     $R dsg eval --pred $h/$p.jsonl --gold $h/items.jsonl --prior $d/train/items.jsonl
   done
-  # paired difference against the end-to-end model: bootstrap over items (2,000 resamples, seed 0)
-  python - "$h" <<'PY'
+  python - "$d" <<'PY'
 import json, random, sys
-from toolkit.dsg.data import read_gold
+from toolkit.core.assets import asset_path
+from toolkit.dsg.cnn import CNNGrounder
+from toolkit.dsg.data import read_gold, read_primitives
+from toolkit.dsg.evaluate import primitive_accuracy
+from toolkit.dsg.ground import GrounderAsker
 from toolkit.dsg.score import correct
-h = sys.argv[1]
+d = sys.argv[1]
+h = f"{d}/heldout"
+# primitives: every primitive question of the held-out scenes, per component, against the question-only prior
+asker = GrounderAsker(CNNGrounder(asset_path("dsg/grounder")), "local:grounder")
+prims = primitive_accuracy(asker, read_primitives(f"{h}/primitives.jsonl"), read_primitives(f"{d}/train/primitives.jsonl"))
+open(f"{h}/primitives.eval.json", "w").write(json.dumps(prims, indent=1) + "\n")
+print(json.dumps(prims))
+# paired difference against the end-to-end answers: bootstrap over items (2,000 resamples, seed 0)
 gold = read_gold(f"{h}/items.jsonl")
 def hits(name):
     out = {}

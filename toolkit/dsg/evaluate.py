@@ -154,3 +154,29 @@ def format_table(result: dict[str, Any]) -> str:
         lines.append(f"first wrong node behind {result['with_wrong_node']}/{result['wrong_answers']} wrong answers: "
                      + ", ".join(f"{k} {v}" for k, v in result["first_wrong_node"].items()))
     return "\n".join(lines)
+
+
+def primitive_accuracy(asker, prims: list[dict[str, Any]], train_prims: list[dict[str, Any]]) -> dict[str, Any]:
+    """A grounding model on primitive questions (image paths resolved), per component, next to the
+    question-only prior: each question answered with its most frequent gold answer in `train_prims` (the same
+    question text; the component's most frequent answer for a question never seen there)."""
+    by_question: dict[str, Counter] = defaultdict(Counter)
+    by_kind: dict[str, Counter] = defaultdict(Counter)
+    for p in train_prims:
+        by_question[p["question"]][str(p["gold"])] += 1
+        by_kind[f"{p['concept']}/{node_type(p['node'])}"][str(p["gold"])] += 1
+    answers = asker.ask([(p["image"], p["question"]) for p in prims])
+    hits: dict[str, list[int]] = defaultdict(list)
+    prior_hits: dict[str, list[int]] = defaultdict(list)
+    for p, a in zip(prims, answers, strict=True):
+        kind = f"{p['concept']}/{node_type(p['node'])}"
+        seen = by_question.get(p["question"]) or by_kind.get(kind) or Counter({"": 1})
+        hits[kind].append(int(same_answer(a, str(p["gold"]))))
+        prior_hits[kind].append(int(same_answer(min(seen, key=lambda v: (-seen[v], v)), str(p["gold"]))))
+    every = [h for v in hits.values() for h in v]
+    prior_every = [h for v in prior_hits.values() for h in v]
+    lo, hi = bootstrap_ci(every)
+    return {"n": len(every), "accuracy": round(sum(every) / len(every), 4), "ci95": [round(lo, 4), round(hi, 4)],
+            "prior": round(sum(prior_every) / len(prior_every), 4),
+            "by_component": {k: {"n": len(v), "accuracy": round(sum(v) / len(v), 4),
+                                 "prior": round(sum(prior_hits[k]) / len(v), 4)} for k, v in sorted(hits.items())}}

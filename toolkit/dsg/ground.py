@@ -51,6 +51,40 @@ class LocalAsker:
         return self.vlm.chat([self.image(path)], [turns], max_new_tokens=max_new_tokens)[0]
 
 
+class GrounderAsker:
+    """The CNN grounder (toolkit.dsg.cnn): one-word answers to grounding and direct questions, in batches, each
+    distinct image through the CNN once per batch. It reads one question, not a conversation: a multi-turn
+    conversation is answered from its last question (a composition question's scenario is read as tokens)."""
+
+    batches = True
+
+    def __init__(self, grounder, name: str, batch_size: int = 256):
+        self.grounder, self.name, self.batch_size = grounder, name, batch_size
+        self.calls = 0
+        self._inks: dict[str, Any] = {}
+
+    def ink(self, path: str, where: str = ""):
+        from toolkit.dsg.cnn import ink_map
+
+        if path not in self._inks:
+            self._inks[path] = ink_map(load_image(path, where=where))
+        return self._inks[path]
+
+    def ask(self, pairs: list[tuple[str, str]]) -> list[str]:
+        out: list[str] = []
+        for i in range(0, len(pairs), self.batch_size):
+            chunk = pairs[i:i + self.batch_size]
+            paths = list(dict.fromkeys(p for p, _ in chunk))
+            where = {p: j for j, p in enumerate(paths)}
+            self.calls += 1
+            out += self.grounder.answer([self.ink(p) for p in paths], [where[p] for p, _ in chunk],
+                                        [q for _, q in chunk])
+        return out
+
+    def converse(self, path: str, turns: list[Turn], max_new_tokens: int = 16) -> str:
+        return self.ask([(path, turns[-1][0])])[0]
+
+
 class ChatAsker:
     """Any LLM backend URI (openai:MODEL@URL, replay:, py:): one chat call per question, image as a data URL."""
 
