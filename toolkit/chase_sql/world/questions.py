@@ -58,6 +58,10 @@ class Mention:
         if hint not in self.hints:
             self.hints.append(hint)
 
+    def wording(self, default: str, *others: str) -> str:
+        """The template's wording, or in a varied-names database one of several (BIRD's questions are free text)."""
+        return self.rng.choice((default, *others)) if self.db.varied else default
+
     def evidence(self, *extra: str) -> str:
         return "; ".join(dict.fromkeys([e for e in extra if e] + self.hints))
 
@@ -102,7 +106,10 @@ def s_count_text(db, rng, m):
         return None
     v = rng.choice(t.values(c))
     w = m(t, c, v)
-    return Draft(f"How many {t.entity.plural} have {m.say(c)} {w}?",
+    return Draft(m.wording(f"How many {t.entity.plural} have {m.say(c)} {w}?",
+                           f"How many {t.entity.plural} are there with {m.say(c)} {w}?",
+                           f"Count the {t.entity.plural} whose {m.say(c)} is {w}.",
+                           f"What is the number of {t.entity.plural} with {w} as {m.say(c)}?"),
                  f"SELECT COUNT(*) FROM {t.q} WHERE {c.q} = '{v}'", m.evidence())
 
 
@@ -113,7 +120,9 @@ def s_lookup(db, rng, m):
         return None
     v = rng.choice(t.values(t.label))
     w = m(t, t.label, v)
-    return Draft(f"What is the {m.say(c)} of the {t.entity.stem} named {w}?",
+    return Draft(m.wording(f"What is the {m.say(c)} of the {t.entity.stem} named {w}?",
+                           f"Give the {m.say(c)} of {w}.", f"What {m.say(c)} does the {t.entity.stem} {w} have?",
+                           f"Tell me the {m.say(c)} of {w}."),
                  f"SELECT {c.q} FROM {t.q} WHERE {t.label.q} = '{v}'", m.evidence())
 
 
@@ -123,7 +132,10 @@ def s_threshold(db, rng, m):
     if c is None:
         return None
     k = sorted(t.values(c))[len(t.rows) // 2]
-    return Draft(f"List the names of the {t.entity.plural} whose {m.say(c)} is above {k}.",
+    return Draft(m.wording(f"List the names of the {t.entity.plural} whose {m.say(c)} is above {k}.",
+                           f"Which {t.entity.plural} have a {m.say(c)} greater than {k}? Give their names.",
+                           f"Name the {t.entity.plural} with {m.say(c)} over {k}.",
+                           f"What are the names of the {t.entity.plural} with more than {k} {m.say(c)}?"),
                  f"SELECT {t.label.q} FROM {t.q} WHERE {c.q} > {k}")
 
 
@@ -133,7 +145,9 @@ def s_extreme(db, rng, m):
     if c is None:
         return None
     word, agg, order = rng.choice((("highest", "MAX", "DESC"), ("lowest", "MIN", "ASC")))
-    return Draft(f"Which {t.entity.stem} has the {word} {m.say(c)}?",
+    return Draft(m.wording(f"Which {t.entity.stem} has the {word} {m.say(c)}?",
+                           f"What is the name of the {t.entity.stem} with the {word} {m.say(c)}?",
+                           f"Name the {t.entity.stem} whose {m.say(c)} is the {word}."),
                  f"SELECT {t.label.q} FROM {t.q} ORDER BY {c.q} {order} LIMIT 1",
                  f"{word} {m.say(c)} refers to {agg}({c.q})",
                  tie=(f"SELECT {c.q} FROM {t.q} ORDER BY {c.q} {order} LIMIT 2", 1))
@@ -166,7 +180,9 @@ def s_year(db, rng, m):
         return None
     d = t.of_kind("date")[0]
     year = rng.choice(t.values(d))[:4]
-    return Draft(f"How many {t.entity.plural} have a {m.say(d)} in {year}?",
+    return Draft(m.wording(f"How many {t.entity.plural} have a {m.say(d)} in {year}?",
+                           f"In {year}, how many {t.entity.plural} had their {m.say(d)}?",
+                           f"Count the {t.entity.plural} with a {year} {m.say(d)}."),
                  f"SELECT COUNT(*) FROM {t.q} WHERE {d.q} LIKE '{year}%'",
                  f"in {year} refers to {d.q} LIKE '{year}%'")
 
@@ -189,7 +205,9 @@ def m_join_list(db, rng, m):
     child, fk, parent = pair
     v = _linked_label(child, fk, parent, rng)
     w = m(parent, parent.label, v)
-    return Draft(f"List the names of the {child.entity.plural} of the {parent.entity.stem} {w}.",
+    return Draft(m.wording(f"List the names of the {child.entity.plural} of the {parent.entity.stem} {w}.",
+                           f"Which {child.entity.plural} does {w} have? Give their names.",
+                           f"Name every {child.entity.stem} of {w}."),
                  f"SELECT T1.{child.label.q} FROM {_join(child, fk, parent)} WHERE T2.{parent.label.q} = '{v}'",
                  m.evidence())
 
@@ -203,7 +221,9 @@ def m_join_count(db, rng, m):
         return None
     v = rng.choice(parent.values(c))
     w = m(parent, c, v)
-    return Draft(f"How many {child.entity.plural} belong to a {parent.entity.stem} with {m.say(c)} {w}?",
+    return Draft(m.wording(f"How many {child.entity.plural} belong to a {parent.entity.stem} with {m.say(c)} {w}?",
+                           f"How many {child.entity.plural} do the {parent.entity.plural} with {m.say(c)} {w} have?",
+                           f"Count the {child.entity.plural} of {parent.entity.plural} whose {m.say(c)} is {w}."),
                  f"SELECT COUNT(T1.{child.pk.q}) FROM {_join(child, fk, parent)} WHERE T2.{c.q} = '{v}'",
                  m.evidence())
 
@@ -314,7 +334,8 @@ def c_most_children(db, rng, m):
         return None
     child, fk, parent = pair
     group = f"FROM {_join(child, fk, parent)} GROUP BY T2.{parent.pk.q} ORDER BY COUNT(T1.{child.pk.q}) DESC"
-    return Draft(f"Which {parent.entity.stem} has the most {child.entity.plural}?",
+    return Draft(m.wording(f"Which {parent.entity.stem} has the most {child.entity.plural}?",
+                           f"Name the {parent.entity.stem} with the largest number of {child.entity.plural}."),
                  f"SELECT T2.{parent.label.q} {group} LIMIT 1",
                  f"the most {child.entity.plural} refers to MAX(COUNT({child.pk.q}))",
                  tie=(f"SELECT COUNT(T1.{child.pk.q}) {group} LIMIT 2", 1))
@@ -347,6 +368,67 @@ def c_chain(db, rng, m):
                  f"WHERE T3.{top.label.q} = '{v}'", m.evidence())
 
 
+# ---- more of BIRD's phrasings, drawn for varied-names databases only (the older worlds stay as they were) ------
+
+def s_value_as_word(db, rng, m):
+    """`How many orders were returned?` with the hint `returned refers to status = 'returned'`."""
+    t = rng.choice(db.tables)
+    c = _pick(rng, t.of_kind("status", "color", "tier"))
+    if c is None:
+        return None
+    v = rng.choice(t.values(c))
+    if rng.random() < 0.5:
+        return Draft(f"How many {t.entity.plural} are {v}?", f"SELECT COUNT(*) FROM {t.q} WHERE {c.q} = '{v}'",
+                     f"{v} refers to {c.q} = '{v}'")
+    return Draft(f"List the names of the {v} {t.entity.plural}.", f"SELECT {t.label.q} FROM {t.q} WHERE {c.q} = '{v}'",
+                 f"{v} refers to {c.q} = '{v}'")
+
+
+def s_before_year(db, rng, m):
+    t = _pick(rng, [t for t in db.tables if t.of_kind("date")])
+    if t is None:
+        return None
+    d = t.of_kind("date")[0]
+    year = sorted(v[:4] for v in t.values(d))[len(t.rows) // 2]
+    word, op = rng.choice((("before", "<"), ("after", ">=")))
+    bound = year if op == "<" else str(int(year) + 1)
+    said = m.say(d)
+    return Draft(m.wording(f"List the names of the {t.entity.plural} with a {said} {word} {year}.",
+                           f"Which {t.entity.plural} have their {said} {word} {year}? Give their names."),
+                 f"SELECT {t.label.q} FROM {t.q} WHERE {d.q} {op} '{bound}'",
+                 m.evidence(f"{word} {year} refers to {d.q} {op} '{bound}'"))
+
+
+def m_join_distinct_parent(db, rng, m):
+    """`List the doctors who have a missed appointment`: parents with a child matching a value."""
+    if (pair := _fk_pair(db, rng)) is None:
+        return None
+    child, fk, parent = pair
+    c = _pick(rng, _text(child))
+    if c is None:
+        return None
+    v = rng.choice(child.values(c))
+    w = m(child, c, v)
+    return Draft(f"List the names of the {parent.entity.plural} that have a {child.entity.stem} with {m.say(c)} {w}.",
+                 f"SELECT DISTINCT T2.{parent.label.q} FROM {_join(child, fk, parent)} WHERE T1.{c.q} = '{v}'",
+                 m.evidence())
+
+
+def c_group_sum_top(db, rng, m):
+    """`Which drug was prescribed for the most days in total?`: the text value with the largest sum."""
+    t = rng.choice(db.tables)
+    n, c = _pick(rng, t.of_kind("count", "amount", "price", "weight")), _pick(rng, _text(t))
+    if n is None or c is None:
+        return None
+    group = f"FROM {t.q} GROUP BY {c.q} ORDER BY SUM({n.q}) DESC"
+    return Draft(f"Which {m.say(c)} of the {t.entity.plural} has the highest total {m.say(n)}?",
+                 f"SELECT {c.q} {group} LIMIT 1", m.evidence(f"highest total {m.say(n)} refers to MAX(SUM({n.q}))"),
+                 tie=(f"SELECT SUM({n.q}) {group} LIMIT 2", 1))
+
+
+VARIED_EXTRA = {"simple": (s_value_as_word, s_before_year), "moderate": (m_join_distinct_parent,),
+                "challenging": (c_group_sum_top,)}
+
 TEMPLATES = {
     "simple": (s_count_text, s_lookup, s_threshold, s_extreme, s_aggregate, s_year, s_flag),
     "moderate": (m_join_list, m_join_count, m_join_aggregate, m_group_count, m_group_attribute, m_top_k,
@@ -358,7 +440,7 @@ TEMPLATES = {
 def draft(db: WorldDB, difficulty: str, rng: random.Random) -> Draft | None:
     """One template of the level, drawn at random, filled from this database (None: it does not fit)."""
     m = Mention(db, rng)
-    d = rng.choice(TEMPLATES[difficulty])(db, rng, m)
+    d = rng.choice(TEMPLATES[difficulty] + (VARIED_EXTRA[difficulty] if db.varied else ()))(db, rng, m)
     if d is not None:
         d.misspelling = m.misspelling
         d.evidence = m.evidence(*d.evidence.split("; "))  # hints of columns named outside m.evidence()

@@ -78,6 +78,11 @@ class WorldDB:
     db_id: str
     tables: list[WTable]
 
+    @property
+    def varied(self) -> bool:
+        """Drawn with varied names (`--names varied`): its questions take more wordings and templates."""
+        return any(t.ident for t in self.tables)
+
     def table(self, name: str) -> WTable:
         return next(t for t in self.tables if t.name == name)
 
