@@ -158,3 +158,16 @@ def test_compact_template_keeps_quoted_names_whole_and_shows_the_referenced_key(
     assert "`Pet Owners`(`Owner No`, name)" in text
     assert "pets(id, ownerRef, ownerRef->`Pet Owners`.`Owner No`)" in text
     assert COMPACT_CHAT_TEMPLATE not in SUPERSEDED
+    # the shipped generator was saved with the first rendering: `train-generator --init` continues it on this one
+    shipped = (ROOT / "assets" / "chase_sql" / "generator" / "chat_template.jinja").read_text(encoding="utf-8")
+    assert SUPERSEDED[shipped] == "compact"
+
+
+def test_cli_writes_a_varied_world_and_rejects_an_unknown_name_source(reason, tmp_path):
+    r = reason("chase-sql", "world", "--seed", "2", "--dbs", "3", "--split", "train", "--names", "varied",
+               "--questions-per-db", "4", "--out", str(tmp_path / "w"))
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["names"] == "varied" and rec["questions"] == 12 and verify_world(tmp_path / "w")["questions"] == 12
+    bad = reason("chase-sql", "world", "--seed", "2", "--dbs", "1", "--names", "english", "--out", str(tmp_path / "b"))
+    assert bad.returncode == 2 and "--names english" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
