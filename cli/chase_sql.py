@@ -398,7 +398,10 @@ def world(
                                                                         "database value with a typo.")] = False,
     names: Annotated[str, typer.Option("--names", help="split: the split's fixed table and column names; random: "
                                                        "names invented per database (never another split's), so a "
-                                                       "model trained on them must copy names from the schema.")
+                                                       "model trained on them must copy names from the schema; "
+                                                       "varied: 1-20 tables a database, names in the conventions of "
+                                                       "real databases (cases, plurals, abbreviations, key styles), "
+                                                       "questions in words and synonyms.")
                      ] = "split",
     verify: Annotated[Path | None, typer.Option(
         "--verify", help="Instead of writing, check an existing BIRD-layout directory: every database is SQLite and "

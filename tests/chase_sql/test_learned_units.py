@@ -79,7 +79,7 @@ def test_compact_template_folds_each_table_into_one_line(tok, texts, small_world
     text = tok.apply_chat_template(dc_prompt(schema, "How many sales in Oslo?", "", "shop.city: 'Oslo'"),
                                    tokenize=False, add_generation_prompt=True, chat_template=COMPACT_CHAT_TEMPLATE)
     assert text.startswith("<s>## Task: divide-and-conquer SQL generation\nDatabase schema:\n"
-                           "shop(shop_id, city)\nsale(sale_id, shop_id, shop_id->shop)\n")
+                           "shop(shop_id, city)\nsale(sale_id, shop_id, shop_id->shop.shop_id)\n")
     assert "shop.city: 'Oslo'" in text and "How many sales in Oslo?" in text and text.endswith("=>\n")
     assert "examples:" not in text and "employees" not in text
     def tokens(messages, template):

@@ -25,14 +25,34 @@ _BODY = (
 )
 
 
-def _template(body_out: str, cue: str) -> str:
-    return ("{{ bos_token }}" + _COMPACT_MACRO
+def _template(body_out: str, cue: str, macro: str | None = None) -> str:
+    return ("{{ bos_token }}" + (macro or _COMPACT_MACRO)
             + "{% for m in messages %}{% if m['role'] == 'user' %}" + _BODY + body_out + "{% endif %}{% endfor %}"
             + "{% if add_generation_prompt %}" + cue + "{% endif %}")
 
 
-# One schema line per table; every other line as it was. Blank lines go (tables end in a newline).
+# One schema line per table; every other line as it was. Blank lines go (tables end in a newline). A name that
+# SQL must quote (`Order Qty`) stays whole; a foreign key shows the column it references (`ownerId->people.id`),
+# since keys are not always named after their table.
+_NAME = ("{% macro name(r) %}{% if r.startswith('`') %}`{{ r[1:].split('`')[0] }}`"
+         "{% else %}{{ r.split(' ')[0] }}{% endif %}{% endmacro %}")
 _COMPACT_MACRO = (
+    _NAME + "{% macro compact(text) %}{% set ns = namespace(open=false, first=true) %}"
+    "{% for line in text.split('\\n') %}"
+    "{% if line.startswith('CREATE TABLE ') %}{{ name(line[13:]) }}("
+    "{% set ns.open = true %}{% set ns.first = true %}"
+    "{% elif ns.open and line.startswith(')') %}){{ '\\n' }}{% set ns.open = false %}"
+    "{% elif ns.open and line.strip().startswith('FOREIGN KEY (') %}{% set ref = line.split('REFERENCES ')[1] %}"
+    "{{ '' if ns.first else ', ' }}{{ line.split('(')[1].split(')')[0] }}->{{ ref.split('(')[0] }}."
+    "{{ ref.split('(')[1].split(')')[0] }}{% set ns.first = false %}"
+    "{% elif ns.open and line.strip() %}{{ '' if ns.first else ', ' }}{{ name(line.strip()) }}"
+    "{% set ns.first = false %}"
+    "{% elif line.strip() %}{{ line }}{{ '\\n' }}{% endif %}"
+    "{% endfor %}{% endmacro %}"
+)
+# The first compact rendering (names cut at a space, `fk->table`): generators saved with it continue training with
+# the current one (`train-generator --init`).
+_COMPACT_MACRO_V1 = (
     "{% macro compact(text) %}{% set ns = namespace(open=false, first=true) %}"
     "{% for line in text.split('\\n') %}"
     "{% if line.startswith('CREATE TABLE ') %}{{ line[13:].split(' ')[0] }}("
@@ -50,3 +70,5 @@ _COMPACT_MACRO = (
 CHAT_TEMPLATE = _template("{{ body }}", ANSWER_CUE)
 COMPACT_CHAT_TEMPLATE = _template("{{ compact(body) }}", ANSWER_CUE)
 TEMPLATES = {"full": CHAT_TEMPLATE, "compact": COMPACT_CHAT_TEMPLATE}
+# Templates of earlier generators -> the name of the current template that replaces them when training continues.
+SUPERSEDED = {_template("{{ compact(body) }}", ANSWER_CUE, _COMPACT_MACRO_V1): "compact"}

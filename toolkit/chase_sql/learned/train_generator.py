@@ -14,7 +14,7 @@ from pathlib import Path
 
 from toolkit.chase_sql.learned.corpus import TrainText, world_texts
 from toolkit.chase_sql.learned.encoding import Speller
-from toolkit.chase_sql.learned.template import TEMPLATES
+from toolkit.chase_sql.learned.template import SUPERSEDED, TEMPLATES
 from toolkit.core import console
 
 MODEL_SHAPE = {"hidden_size": 192, "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4}
@@ -132,6 +132,8 @@ def train_generator(worlds: list[Path], out: Path, *, minutes: float, seed: int 
         from transformers import AutoTokenizer
 
         tok = AutoTokenizer.from_pretrained(init)
+        if tok.chat_template in SUPERSEDED:  # an earlier rendering of the same schema format: train on the current
+            tok.chat_template = TEMPLATES[SUPERSEDED[tok.chat_template]]
         copy_head = json.loads((init / "config.json").read_text()).get("model_type") == "copy_llama"
         schema = next((k for k, v in TEMPLATES.items() if v == tok.chat_template), "custom")
     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -24,7 +25,8 @@ from toolkit.core.errors import InputError, RuntimeFailure
 LEVELS = ("simple", "moderate", "challenging", "simple", "moderate", "simple", "moderate", "simple",
           "challenging", "moderate")
 MAX_DRAWS = 200
-NAME_SOURCES = ("split", "random")  # the split's fixed table/column vocabulary, or names invented per database
+NAME_SOURCES = ("split", "random", "varied")  # the split's fixed vocabulary, names invented per database, or
+# names, sizes and conventions that vary per database as real ones do (toolkit/chase_sql/world/naming.py)
 
 
 @dataclass
@@ -92,7 +94,7 @@ def write_world(out: str | Path, seed: int, dbs: int, split: str = "train", per_
     for i in range(dbs):
         rng = random.Random(f"chase-world:{seed}:{split}:{i}" + ("" if names == "split" else f":{names}"))
         db = draw_schema(f"{split}_{i:03d}_{{}}", split, rng, names)
-        db.db_id = db.db_id.format(db.tables[0].name)
+        db.db_id = db.db_id.format(re.sub(r"\W+", "_", db.tables[0].name).lower())
         fill_rows(db, rng)
         db_dir = out / "dev_databases" / db.db_id
         path = db_dir / f"{db.db_id}.sqlite"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from toolkit.chase_sql.demo import write_description_csvs
 from toolkit.chase_sql.world import values as V
+from toolkit.chase_sql.world.naming import VariedNames, sql_name
 from toolkit.chase_sql.world.vocab import ATTRIBUTES, ENTITIES, Attribute, Entity, InventedNames
 
 TEXT_KINDS = ("city", "country", "status", "color", "tier", "person")
@@ -27,10 +28,18 @@ class WColumn:
     sql_type: str
     kind: str              # pk, fk, label, or an attribute kind
     ref: str | None = None  # referenced table of a foreign key
+    text: str | None = None  # the words the name stands for (`qty` -> quantity); default: the name's words
+    said: str | None = None  # what questions call it (a synonym of `text`, with a hint); default: `text`
+    ref_col: str | None = None  # referenced column of a foreign key; default: the same name
 
     @property
     def phrase(self) -> str:
-        return self.name.replace("_", " ")
+        return self.text or self.name.replace("_", " ")
+
+    @property
+    def q(self) -> str:
+        """The name as SQL writes it."""
+        return sql_name(self.name)
 
 
 @dataclass
@@ -38,10 +47,15 @@ class WTable:
     entity: Entity
     columns: list[WColumn]
     rows: list[tuple] = field(default_factory=list)
+    ident: str | None = None  # the table's name when it is not the entity's stem (varied names)
 
     @property
     def name(self) -> str:
-        return self.entity.stem
+        return self.ident or self.entity.stem
+
+    @property
+    def q(self) -> str:
+        return sql_name(self.name)
 
     @property
     def pk(self) -> WColumn:
@@ -64,6 +78,11 @@ class WorldDB:
     db_id: str
     tables: list[WTable]
 
+    @property
+    def varied(self) -> bool:
+        """Drawn with varied names (`--names varied`): its questions take more wordings and templates."""
+        return any(t.ident for t in self.tables)
+
     def table(self, name: str) -> WTable:
         return next(t for t in self.tables if t.name == name)
 
@@ -80,7 +99,10 @@ def _attributes(rng: random.Random) -> list[Attribute]:
 
 
 def draw_schema(db_id: str, split: str, rng: random.Random, names: str = "split") -> WorldDB:
-    """`names`: "split" takes the split's fixed vocabulary; "random" invents this database's own names."""
+    """`names`: "split" takes the split's fixed vocabulary; "random" invents this database's own names;
+    "varied" draws this database's naming conventions and its size (1-20 tables) as real databases vary."""
+    if names == "varied":
+        return draw_varied_schema(db_id, split, rng)
     invented = InventedNames(rng, split) if names == "random" else None
     n_tables = rng.randint(3, 6)
     entities = ([invented.entity() for _ in range(n_tables)] if invented
@@ -95,6 +117,35 @@ def draw_schema(db_id: str, split: str, rng: random.Random, names: str = "split"
         cols += [WColumn(invented.column() if invented else rng.choice(a.words[split]), a.sql_type, a.kind)
                  for a in _attributes(rng)]
         tables.append(WTable(ent, cols))
+    return WorldDB(db_id, tables)
+
+
+# 1-20 tables, most databases 3-10 (BIRD's dev databases hold 3 to 13 tables, a few training ones far more)
+TABLE_COUNTS = (1, 2, 2, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 6, 6, 7, 7, 8, 9, 10, 11, 12, 14, 16, 18, 20)
+
+
+def draw_varied_schema(db_id: str, split: str, rng: random.Random) -> WorldDB:
+    names = VariedNames(rng, split)
+    n_tables = rng.choice(TABLE_COUNTS)
+    tables: list[WTable] = []
+    for i in range(n_tables):
+        ent, ident = names.entity()
+        pk, label = names.key(ent.stem), names.label(ent.stem, ent.label)
+        cols = [WColumn(pk, "INTEGER", "pk", text=f"{ent.stem} id"), WColumn(label, "TEXT", "label",
+                                                                              text=f"{ent.stem} name")]
+        parents = [] if i == 0 else [tables[i - 1] if i <= 2 else rng.choice(tables)]
+        if i >= 3 and rng.random() < 0.15:
+            parents = []  # a table that nothing joins to, as lookup tables often are
+        if i >= 2 and parents and rng.random() < 0.3:
+            parents += rng.sample([t for t in tables if t not in parents], 1)
+        for p in parents:
+            fk, words = names.foreign_key(p.entity.stem, p.pk.name, {c.name.lower() for c in cols})
+            cols.append(WColumn(fk, "INTEGER", "fk", ref=p.name, text=words, ref_col=p.pk.name))
+        for a in _attributes(rng) + [rng.choice(ATTRIBUTES) for _ in range(rng.choice((0, 0, 1, 2)))]:
+            ident_c, text, said = names.column(a.kind, {c.name.lower() for c in cols})
+            sql_type = a.sql_type if a.kind != "date" else rng.choice(("DATE", "TEXT"))
+            cols.append(WColumn(ident_c, sql_type, a.kind, text=text, said=said))
+        tables.append(WTable(ent, cols, ident=ident))
     return WorldDB(db_id, tables)
 
 
@@ -124,9 +175,10 @@ def fill_rows(db: WorldDB, rng: random.Random) -> None:
 
 
 def create_sql(t: WTable) -> str:
-    decls = [f"{c.name} {c.sql_type}" + (" PRIMARY KEY" if c.kind == "pk" else "") for c in t.columns]
-    decls += [f"FOREIGN KEY ({c.name}) REFERENCES {c.ref}({c.name})" for c in t.of_kind("fk")]
-    return f"CREATE TABLE {t.name} (" + ", ".join(decls) + ")"
+    decls = [f"{c.q} {c.sql_type}" + (" PRIMARY KEY" if c.kind == "pk" else "") for c in t.columns]
+    decls += [f"FOREIGN KEY ({c.q}) REFERENCES {sql_name(c.ref)}({sql_name(c.ref_col or c.name)})"
+              for c in t.of_kind("fk")]
+    return f"CREATE TABLE {t.q} (" + ", ".join(decls) + ")"
 
 
 def write_sqlite(db: WorldDB, path: Path) -> None:
@@ -136,7 +188,7 @@ def write_sqlite(db: WorldDB, path: Path) -> None:
     conn = sqlite3.connect(path)
     for t in db.tables:
         conn.execute(create_sql(t))
-        conn.executemany(f"INSERT INTO {t.name} VALUES ({','.join('?' * len(t.columns))})", t.rows)
+        conn.executemany(f"INSERT INTO {t.q} VALUES ({','.join('?' * len(t.columns))})", t.rows)
     conn.commit()
     conn.execute("VACUUM")
     conn.close()
@@ -147,7 +199,7 @@ def _description(t: WTable, c: WColumn) -> tuple[str, str]:
     if c.kind == "pk":
         return f"unique id of the {t.entity.stem}", ""
     if c.kind == "fk":
-        return f"the {c.ref} this {t.entity.stem} belongs to", ""
+        return f"the {c.text if c.text else c.ref} this {t.entity.stem} belongs to", ""
     if c.kind == "label":
         return f"name of the {t.entity.stem}", ""
     if c.kind == "flag":
