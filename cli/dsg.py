@@ -26,6 +26,19 @@ def _schemas(path: Path | None):
     return load_schemas(path if path is not None else asset_path("dsg/schemas"))
 
 
+def _abstract_items(abstract: Path | None) -> list[dict] | None:
+    """The abstract items of --abstract, their image paths resolved against the file's folder."""
+    if abstract is None:
+        return None
+    from toolkit.core.records import read_records
+
+    items = list(read_records(abstract, types=["dsg.item"], required=("image", "question", "answer")))
+    for it in items:
+        p = Path(it["image"])
+        it["image"] = str(p if p.is_absolute() else abstract.parent / p)
+    return items
+
+
 @app.command()
 def gen(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for images/, items.jsonl, primitives.jsonl.")],
@@ -130,18 +143,13 @@ def train(
     Example: reason dsg train --data runs/tr/primitives.jsonl --model models/dsg-tiny --out models/dsg --minutes 20
     """
     from toolkit.core.extras import require
-    from toolkit.core.records import RecordWriter, make_record, read_records
+    from toolkit.core.records import RecordWriter, make_record
     from toolkit.dsg.data import read_primitives
     from toolkit.dsg.train import train_model
 
     require("ml")
     prims = read_primitives(data)
-    items = None
-    if abstract is not None:
-        items = list(read_records(abstract, types=["dsg.item"], required=("image", "question", "answer")))
-        for it in items:
-            p = Path(it["image"])
-            it["image"] = str(p if p.is_absolute() else abstract.parent / p)
+    items = _abstract_items(abstract)
     writer = RecordWriter(None)
     summary = train_model(prims, items, str(model), str(out), minutes=minutes, epochs=epochs, lr=lr,
                           batch_size=batch_size, seed=seed_or_global(seed), eval_every=eval_every,
@@ -174,18 +182,13 @@ def train_grounder(
     --out runs/grounder --minutes 10 (then the same with --resume until the record says done)
     """
     from toolkit.core.extras import require
-    from toolkit.core.records import dumps, make_record, read_records
+    from toolkit.core.records import dumps, make_record
     from toolkit.dsg.cnn_train import train_grounder as fit
     from toolkit.dsg.data import read_primitives
 
     require("ml")
     prims = read_primitives(data)
-    items = None
-    if abstract is not None:
-        items = list(read_records(abstract, types=["dsg.item"], required=("image", "question", "answer")))
-        for it in items:
-            p = Path(it["image"])
-            it["image"] = str(p if p.is_absolute() else abstract.parent / p)
+    items = _abstract_items(abstract)
     summary = fit(prims, items, out, epochs=epochs, lr=lr, images_per_batch=images_per_batch, minutes=minutes,
                   seed=seed_or_global(seed), resume=resume, init=init, outlines=outlines)
     print(dumps(make_record("dsg.grounder_train", **summary)))

@@ -93,50 +93,36 @@ def _netlist_record(cid: str, image: Path, text: str, parsed: bool, reader: str,
 
 
 def _perceive_exemplar(jobs, directory: Path, min_confidence: float | None) -> Iterator[dict]:
-    import json
+    from toolkit.maps.ppm import load_model
 
-    from toolkit.maps.circuit import to_netlist
-    from toolkit.maps.ppm import load_gray, load_model
-
-    try:
-        ppm = load_model(directory)
-    except ValueError as exc:
-        raise InputError(f"--model {exc}") from None
-    if min_confidence is None:
-        min_confidence = float(json.loads((directory / "config.json").read_text()).get("min_confidence",
-                                                                                        MIN_CONFIDENCE))
-    for cid, image, where in jobs:
-        try:
-            gray = load_gray(image)
-        except FileNotFoundError:
-            raise InputError(f"{where}: {image}: no such file") from None
-        except ValueError as exc:
-            raise InputError(f"{where}: {image}: {exc}") from None
-        circuit, confidence = ppm.read_with_confidence(gray)
-        net = to_netlist(circuit, hide_values=True)
-        rec = _netlist_record(cid, image, net.text(), confidence >= min_confidence, "exemplar", directory)
-        rec["confidence"] = round(confidence, 4)
-        yield rec
+    yield from _perceive_with_confidence(jobs, directory, min_confidence, load_model, MIN_CONFIDENCE, "exemplar")
 
 
 def _perceive_grid(jobs, directory: Path, min_confidence: float | None) -> Iterator[dict]:
-    import json
-
     import torch
 
-    from toolkit.maps.circuit import to_netlist
     from toolkit.maps.grid_reader import MIN_CONFIDENCE as GRID_MIN_CONFIDENCE
     from toolkit.maps.grid_reader import load_reader
-    from toolkit.maps.ppm import load_gray
 
     torch.set_num_threads(1)  # a few small crops per image: threads cost more than they give
+    yield from _perceive_with_confidence(jobs, directory, min_confidence, load_reader, GRID_MIN_CONFIDENCE, "grid")
+
+
+def _perceive_with_confidence(jobs, directory: Path, min_confidence: float | None, load, default_confidence: float,
+                              kind: str) -> Iterator[dict]:
+    """A reader that scores its own read: below the confidence threshold the netlist is not claimed."""
+    import json
+
+    from toolkit.maps.circuit import to_netlist
+    from toolkit.maps.ppm import load_gray
+
     try:
-        reader = load_reader(directory)
+        reader = load(directory)
     except ValueError as exc:
         raise InputError(f"--model {exc}") from None
     if min_confidence is None:
         min_confidence = float(json.loads((directory / "config.json").read_text()).get("min_confidence",
-                                                                                        GRID_MIN_CONFIDENCE))
+                                                                                        default_confidence))
     for cid, image, where in jobs:
         try:
             gray = load_gray(image)
@@ -146,7 +132,7 @@ def _perceive_grid(jobs, directory: Path, min_confidence: float | None) -> Itera
             raise InputError(f"{where}: {image}: {exc}") from None
         circuit, confidence = reader.read_with_confidence(gray)
         net = to_netlist(circuit, hide_values=True)
-        rec = _netlist_record(cid, image, net.text(), confidence >= min_confidence, "grid", directory)
+        rec = _netlist_record(cid, image, net.text(), confidence >= min_confidence, kind, directory)
         rec["confidence"] = round(confidence, 4)
         yield rec
 

@@ -79,6 +79,19 @@ def _fk_pair(db: WorldDB, rng) -> tuple[WTable, WColumn, WTable] | None:
     return _pick(rng, pairs)
 
 
+def _fk_text_value(db: WorldDB, rng, m, side: str):
+    """A foreign-key pair and a value of a text column of its `side` ("child" or "parent"), with its wording."""
+    if (pair := _fk_pair(db, rng)) is None:
+        return None
+    child, fk, parent = pair
+    table = child if side == "child" else parent
+    c = _pick(rng, _text(table))
+    if c is None:
+        return None
+    v = rng.choice(table.values(c))
+    return child, fk, parent, c, v, m(table, c, v)
+
+
 def _join(child: WTable, fk: WColumn, parent: WTable) -> str:
     return f"{child.q} AS T1 JOIN {parent.q} AS T2 ON T1.{fk.q} = T2.{parent.pk.q}"
 
@@ -213,14 +226,9 @@ def m_join_list(db, rng, m):
 
 
 def m_join_count(db, rng, m):
-    if (pair := _fk_pair(db, rng)) is None:
+    if (drawn := _fk_text_value(db, rng, m, "parent")) is None:
         return None
-    child, fk, parent = pair
-    c = _pick(rng, _text(parent))
-    if c is None:
-        return None
-    v = rng.choice(parent.values(c))
-    w = m(parent, c, v)
+    child, fk, parent, c, v, w = drawn
     return Draft(m.wording(f"How many {child.entity.plural} belong to a {parent.entity.stem} with {m.say(c)} {w}?",
                            f"How many {child.entity.plural} do the {parent.entity.plural} with {m.say(c)} {w} have?",
                            f"Count the {child.entity.plural} of {parent.entity.plural} whose {m.say(c)} is {w}."),
@@ -278,14 +286,9 @@ def m_top_k(db, rng, m):
 
 
 def m_distinct_parents(db, rng, m):
-    if (pair := _fk_pair(db, rng)) is None:
+    if (drawn := _fk_text_value(db, rng, m, "child")) is None:
         return None
-    child, fk, parent = pair
-    c = _pick(rng, _text(child))
-    if c is None:
-        return None
-    v = rng.choice(child.values(c))
-    w = m(child, c, v)
+    child, fk, parent, c, v, w = drawn
     return Draft(f"How many different {parent.entity.plural} have at least one {child.entity.stem} "
                  f"with {m.say(c)} {w}?",
                  f"SELECT COUNT(DISTINCT {fk.q}) FROM {child.q} WHERE {c.q} = '{v}'", m.evidence())
@@ -316,14 +319,9 @@ def c_above_average(db, rng, m):
 
 
 def c_not_in(db, rng, m):
-    if (pair := _fk_pair(db, rng)) is None:
+    if (drawn := _fk_text_value(db, rng, m, "child")) is None:
         return None
-    child, fk, parent = pair
-    c = _pick(rng, _text(child))
-    if c is None:
-        return None
-    v = rng.choice(child.values(c))
-    w = m(child, c, v)
+    child, fk, parent, c, v, w = drawn
     return Draft(f"Which {parent.entity.plural} have no {child.entity.stem} with {m.say(c)} {w}? List their names.",
                  f"SELECT {parent.label.q} FROM {parent.q} WHERE {parent.pk.q} NOT IN "
                  f"(SELECT {fk.q} FROM {child.q} WHERE {c.q} = '{v}')", m.evidence())
@@ -401,14 +399,9 @@ def s_before_year(db, rng, m):
 
 def m_join_distinct_parent(db, rng, m):
     """`List the doctors who have a missed appointment`: parents with a child matching a value."""
-    if (pair := _fk_pair(db, rng)) is None:
+    if (drawn := _fk_text_value(db, rng, m, "child")) is None:
         return None
-    child, fk, parent = pair
-    c = _pick(rng, _text(child))
-    if c is None:
-        return None
-    v = rng.choice(child.values(c))
-    w = m(child, c, v)
+    child, fk, parent, c, v, w = drawn
     return Draft(f"List the names of the {parent.entity.plural} that have a {child.entity.stem} with {m.say(c)} {w}.",
                  f"SELECT DISTINCT T2.{parent.label.q} FROM {_join(child, fk, parent)} WHERE T1.{c.q} = '{v}'",
                  m.evidence())
