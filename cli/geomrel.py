@@ -262,6 +262,7 @@ def train(
     checkpoint: Annotated[Path | None, typer.Option("--checkpoint", help="Resumable run: the state file a chunk "
                                                     "writes and the same command continues from (needs --steps; "
                                                     "--minutes is then one chunk's limit).")] = None,
+    lr: Annotated[float, typer.Option("--lr", min=0.0, help="Peak learning rate.")] = 5e-4,
     chunk_steps: Annotated[int | None, typer.Option("--chunk-steps", min=1, help="With --checkpoint: end this "
                                                     "chunk after this many steps.")] = None,
     seed: SeedOpt = None, skip_bad: SkipBadOpt = False,
@@ -280,7 +281,7 @@ def train(
         raise InputError("--data: no items")
     summary = run_train(items, model_out, minutes=minutes, max_steps=steps, seed=seed_or_global(seed),
                         rephrasings=rephrasings, threads=threads, held=held, init=init, checkpoint=checkpoint,
-                        chunk_steps=chunk_steps)
+                        chunk_steps=chunk_steps, lr=lr)
     if held:
         console.info(f"--exclude: {summary['dropped_held_out']} training texts ask a held-out question (up to "
                      "point letters); not trained on")
