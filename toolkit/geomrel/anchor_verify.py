@@ -57,6 +57,8 @@ def decide(reading: anchor_read.Reading, seed: int = 0, samples: int = 6) -> dic
     fig = figure.Figure(st.facts, sorted(st.points | set(elements)))
     rng = np.random.default_rng(seed)
     xs = fig.solve(rng, k=samples * (4 if q["kind"] in ("segment", "point") else 1))
+    if not xs:  # before calling the premises contradictory, a longer search (12 random starts can all miss)
+        xs = fig.solve(rng, k=samples, tries=120, patience=120)
     if not xs:
         culprit = _culprit(st, elements, rng)
         why = f"; without {culprit} one does" if culprit else ""
