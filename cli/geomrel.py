@@ -57,14 +57,19 @@ def generate(
     depth: Annotated[int | None, typer.Option("--depth", help="Force a depth 1-3.")] = None,
     exclude: Annotated[str, typer.Option("--exclude-templates", help="Comma list of template ids to leave out.")] = "",
     wording: Annotated[str, typer.Option("--wording", help="project (the generator's sentences) or anchor (the "
-                                                           "released files' wording and layout; line questions).")]
+                                                           "released files' wording and layout; --domains then "
+                                                           "takes the anchor's tasks: line, collinear, angle "
+                                                           "(angle names), shape (a point), segment).")]
     = "project",
+    target: Annotated[str, typer.Option("--target", help="Comma list of domain:relation (e.g. line:perpendicular): "
+                                                         "--n items proven to stand in each, for training data "
+                                                         "balanced over relations; --domains is then unused.")] = "",
     seed: SeedOpt = None, out: OutOpt = None,
 ):
     """Generate items whose labels are proven with exact sympy arithmetic (witnesses for 'Cannot be inferred').
 
     Example: reason geomrel generate --level advanced --domains line,angle --n 20 --seed 3 > items.jsonl
-    Example: reason geomrel generate --domains line --wording anchor --n 20 --seed 3 | reason geomrel verify -
+    Example: reason geomrel generate --wording anchor --domains angle,segment --n 20 --seed 3 | reason geomrel verify -
     """
     _require_geo()
     from toolkit.geomrel.generate import generate as gen
@@ -72,14 +77,21 @@ def generate(
     if wording not in ("project", "anchor"):
         raise InputError(f"--wording {wording}: expected project or anchor")
     domain_list = [d for d in domains.split(",") if d]
-    if wording == "anchor" and domain_list != ["line"]:
-        raise InputError("--wording anchor: needs --domains line (the anchor's angle task names angle pairs and its "
-                         "shape task asks about segments, which the generator does not pose)")
-    items = gen(n, seed_or_global(seed), level, domain_list, depth, [t for t in exclude.split(",") if t])
-    if wording == "anchor":
-        from toolkit.geomrel.anchor_wording import anchor_text
+    excluded = [t for t in exclude.split(",") if t]
+    if target:
+        from toolkit.geomrel.targeted import generate_targeted
 
-        items = [{**item, "question": anchor_text(item), "wording": "anchor"} for item in items]
+        keys = [k for k in target.split(",") if k]
+        items = generate_targeted(dict.fromkeys(keys, n), seed_or_global(seed), level, depth, excluded)
+        if len(items) < n * len(keys):
+            console.warn(f"--target: {n * len(keys) - len(items)} of {n * len(keys)} draws found no item proven "
+                         "in their relation; skipped")
+    elif wording == "anchor":
+        from toolkit.geomrel.anchor_tasks import generate_anchor
+
+        items = generate_anchor(n, seed_or_global(seed), level, domain_list, depth, excluded)
+    else:
+        items = gen(n, seed_or_global(seed), level, domain_list, depth, excluded)
     with open_writer(out) as writer:
         for item in items:
             writer.write(make_record("geomrel.item", **item))
@@ -244,6 +256,15 @@ def train(
     exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Items (e.g. the test sets) whose "
                                                       "questions, up to point letters, must not be trained on "
                                                       "(repeatable).")] = None,
+    init: Annotated[Path | None, typer.Option("--init", help="Start from this trained classifier's weights and "
+                                                             "vocabulary (fine-tune) instead of a fresh config.")]
+    = None,
+    checkpoint: Annotated[Path | None, typer.Option("--checkpoint", help="Resumable run: the state file a chunk "
+                                                    "writes and the same command continues from (needs --steps; "
+                                                    "--minutes is then one chunk's limit).")] = None,
+    lr: Annotated[float, typer.Option("--lr", min=0.0, help="Peak learning rate.")] = 5e-4,
+    chunk_steps: Annotated[int | None, typer.Option("--chunk-steps", min=1, help="With --checkpoint: end this "
+                                                    "chunk after this many steps.")] = None,
     seed: SeedOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Train the relation classifier (4-layer BERT, width 128, from a config) on generated items.
@@ -259,12 +280,15 @@ def train(
     if not items:
         raise InputError("--data: no items")
     summary = run_train(items, model_out, minutes=minutes, max_steps=steps, seed=seed_or_global(seed),
-                        rephrasings=rephrasings, threads=threads, held=held)
+                        rephrasings=rephrasings, threads=threads, held=held, init=init, checkpoint=checkpoint,
+                        chunk_steps=chunk_steps, lr=lr)
     if held:
         console.info(f"--exclude: {summary['dropped_held_out']} training texts ask a held-out question (up to "
                      "point letters); not trained on")
     console.info(f"{summary['steps']} steps on {summary['texts']} texts of {summary['items']} items in "
                  f"{summary['seconds']} s; loss {summary['loss_first']} -> {summary['loss_last']}")
+    if not summary["done"]:
+        console.info(f"chunk ended at step {summary['steps']} of {steps}: run the same command again to continue")
     report_bad(bad)
 
 

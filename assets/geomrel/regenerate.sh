@@ -3,6 +3,8 @@
 #   bash assets/geomrel/regenerate.sh examples     examples/items.jsonl, replay.jsonl, fixture
 #   bash assets/geomrel/regenerate.sh classifier   training/test items, classifier/, classifier + MiniLM scores
 #   bash assets/geomrel/regenerate.sh agreement    method A vs method B on 2,000 fresh items
+#   bash assets/geomrel/regenerate.sh balanced     classifier/ fine-tuned on items balanced over relations (run after
+#                                                  `classifier` has written the earlier model; resumable chunks)
 # Work files go to ${WORK:-runs/geomrel}; nothing there is shipped.
 set -euo pipefail
 R="python -m cli"
@@ -67,6 +69,42 @@ if [[ $part == classifier || $part == all ]]; then
   done
   $R geomrel classify $A/examples/items.jsonl --model $A/classifier \
     | $R geomrel eval - --gold $A/examples/items.jsonl -o "$W/eval-classifier-examples.json"
+fi
+
+if [[ $part == balanced ]]; then
+  # the fresh test split (seed 6000, as in `classifier`) and a validation split (seed 6500) for choosing
+  for s in 6000 6500; do
+    $R geomrel generate --level basic --n 150 --seed $s --exclude-templates $HOLD -o "$W/bal-d1-$s.jsonl"
+    $R geomrel generate --level advanced --depth 2 --n 150 --seed $s --exclude-templates $HOLD -o "$W/bal-d2-$s.jsonl"
+    cat "$W/bal-d1-$s.jsonl" "$W/bal-d2-$s.jsonl" > "$W/bal-d12-$s.jsonl"
+  done
+  # items drawn per relation within each domain, proven by the exact solver: forced perpendicular / parallel / equal /
+  # supplementary / complementary (60 each, basic and depth 2; no basic item is a forced supplementary pair), line
+  # intersecting / cannot (60 basic, 50 depth 2) and angle none / cannot (50 depth 2), and plain draws (600 basic,
+  # 150 depth 2) for the rest: about 15 CPU-minutes
+  SIGNED=line:perpendicular,line:parallel,angle:equal,angle:supplementary,angle:complementary
+  $R geomrel generate --level basic --n 60 --seed 7100 --target $SIGNED --exclude-templates $HOLD -o "$W/bal-tb.jsonl"
+  $R geomrel generate --level advanced --depth 2 --n 60 --seed 7200 --target $SIGNED --exclude-templates $HOLD \
+    -o "$W/bal-ta.jsonl"
+  $R geomrel generate --level basic --n 60 --seed 7500 --target line:intersecting,line:cannot --exclude-templates $HOLD \
+    -o "$W/bal-ub.jsonl"
+  $R geomrel generate --level advanced --depth 2 --n 50 --seed 7600 \
+    --target line:intersecting,line:cannot,angle:none,angle:cannot --exclude-templates $HOLD -o "$W/bal-ua.jsonl"
+  $R geomrel generate --level basic --n 300 --seed 7300 --exclude-templates $HOLD -o "$W/bal-pb.jsonl"
+  $R geomrel generate --level basic --n 300 --seed 7700 --exclude-templates $HOLD -o "$W/bal-pb2.jsonl"
+  $R geomrel generate --level advanced --depth 2 --n 150 --seed 7400 --exclude-templates $HOLD -o "$W/bal-pa.jsonl"
+  # fine-tune the earlier classifier in resumable chunks of at most 10 minutes (run again until it says it is done)
+  while :; do
+    $R geomrel train --init $A/classifier --data "$W/bal-tb.jsonl" --data "$W/bal-ta.jsonl" --data "$W/bal-pb.jsonl" \
+      --data "$W/bal-pa.jsonl" --data "$W/bal-ub.jsonl" --data "$W/bal-ua.jsonl" --data "$W/bal-pb2.jsonl" \
+      --rephrasings 3 --exclude "$W/bal-d12-6000.jsonl" --exclude "$W/bal-d12-6500.jsonl" --lr 3e-4 --steps 900 \
+      --checkpoint "$W/bal.pt" --minutes 10 --seed 0 --out "$W/bal-model"
+    python -c "import json, sys; sys.exit(not json.load(open(sys.argv[1]))['done'])" "$W/bal-model/training.json" && break
+  done
+  for s in 6000 6500; do
+    $R geomrel classify "$W/bal-d12-$s.jsonl" --model "$W/bal-model" \
+      | $R geomrel eval - --gold "$W/bal-d12-$s.jsonl" -o "$W/eval-bal-$s.json"
+  done
 fi
 
 if [[ $part == agreement || $part == all ]]; then

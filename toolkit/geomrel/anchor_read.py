@@ -94,6 +94,8 @@ def shape_facts(st: State, kind: str, name: str, bases: tuple | None = None):
     if kind in ("right triangle",):
         st.add(("or", [("angle", x + y + z, 90) for x, y, z in (name[1] + name[0] + name[2], name[0] + name[1]
                                                                   + name[2], name[0] + name[2] + name[1])]))
+    elif kind == "acute-angled triangle":
+        st.add(*(("acute", x + y + z) for x, y, z in (b + a + c, a + b + c, a + c + b)))
     elif kind in ("isosceles triangle",):
         st.add(("or", [("eqlen", a + b, a + c), ("eqlen", b + a, b + c), ("eqlen", c + a, c + b)]))
     elif kind in ("equilateral triangle", "equiangular triangle"):
@@ -306,6 +308,8 @@ def _angle_value(m, st):
     st.points |= set(ang)
     if "right" in word or "90" in word:
         st.add(("angle", ang, 90))
+    elif "degrees" in word:
+        st.add(("angle", ang, float(word.split()[0])))
     elif "straight" in word:
         st.add(("coll", ang), ("between", ang[1], ang[0] + ang[2]))
     elif "acute" in word:
@@ -579,6 +583,15 @@ def _tangent_point(m, st):
         raise Unreadable(m.group(0))
     st.circle(c, c)
     st.add(("tangent", m.group("s"), c, m.group("p")))
+    if m.group("x"):
+        st.add(("beyond", m.group("p"), m.group("x")[::-1]))
+
+
+def _circle_meets_again(m, st):
+    c, r, s, p = m.group("c"), m.group("r"), m.group("s"), m.group("p")
+    if set(r) != set(s) or c not in r:
+        raise Unreadable(m.group(0))
+    st.add(("mid", c, (set(r) - {c}).pop() + p))
 
 
 def _inscribed(m, st):
@@ -606,7 +619,8 @@ def _on_diameter_circle(m, st):
 
 
 CLAUSES = [
-    (rf"(?:if |in |for )?(?:a |an )?(?P<adj>right|isosceles|regular|equilateral)? ?(?P<kind>{SHAPE[1:-1]}) "
+    (rf"(?:if |in |for )?(?:a |an |the )?(?P<adj>right|isosceles|regular|equilateral|acute-angled)? ?"
+     rf"(?P<kind>{SHAPE[1:-1]}) "
      rf"(?P<name>[A-Z]{{3,}})", _polygon_clause),
     (rf"(?:if |in |for )?(?:triangle |quadrilateral )?(?P<name>[A-Z]{{3,}}) is (?P<what>(?:an? |another )?"
      rf"(?:(?:right|isosceles|equilateral|regular|scalene|equiangular) )?(?:{SHAPE[1:-1]}|isosceles|equilateral|"
@@ -631,7 +645,8 @@ CLAUSES = [
      _lines_cross),
     (r"(?:line )?(?P<s>[A-Z]{2}) is tangent to circle (?P<c>[A-Z]) at point (?P<p>[A-Z])", _tangent),
     (r"(?:in circle (?P<c>[A-Z]), )?point (?P<p>[A-Z]) is a point on the circle where (?P<s>[A-Z]{2}) is a tangent,? "
-     r"and [A-Z] is the point of tangency", _tangent_point),
+     r"and [A-Z] is the point of tangency(?: which is on the extension of (?P<x>[A-Z]{2}) in the opposite "
+     r"direction)?", _tangent_point),
     (r"(?:(?:in|for) triangle [A-Z]{3}, |triangle [A-Z]{3}, |with )?(?:let )?(?P<seg>[A-Z]{2}) (?:is |being |be |as )?"
      r"the (?:altitude|perpendicular) (?:drawn )?from vertex (?P<v>[A-Z]) to (?:the base |side )?(?P<base>[A-Z]{2})"
      r"(?:, with [A-Z] as the foot of the perpendicular|,? and point [A-Z] is the foot of this altitude)?", _altitude),
@@ -648,7 +663,22 @@ CLAUSES = [
     (r"(?P<a>[A-Z]{2}) = (?P<b>[A-Z]{2})", _eqlen),
     (r"(?:line segment )?(?P<a>[A-Z]{2}) ?= ?(?P<v>\d+(?:\.\d+)?)", _length),
     (r"(?:angle |∠)(?P<ang>[A-Z]{3}) is (?P<what>a right angle|acute|an acute angle|an obtuse angle|"
-     r"a straight angle|90 degrees)", _angle_value),
+     r"a straight angle|\d+ degrees)", _angle_value),
+    (r"angle (?P<a>[A-Z]{3}) is equal to angle (?P<b>[A-Z]{3})", lambda m, st: st.add(("angleeq", m.group("a"),
+                                                                                      m.group("b")))),
+    (r"(?:point )?(?P<p>[A-Z]) is (?:a )?on straight line (?P<s>[A-Z]{2})",
+     lambda m, st: st.add(("coll", m.group("s") + m.group("p")))),
+    (r"point (?P<a>[A-Z]) and point (?P<b>[A-Z]) are exactly symmetrical with respect to point (?P<p>[A-Z])",
+     lambda m, st: st.add(("mid", m.group("p"), m.group("a") + m.group("b")))),
+    (r"(?:point )?(?P<p>[A-Z]) (?:is on|lies on) the extension of (?P<s>[A-Z]{2}) in the opposite direction",
+     lambda m, st: st.add(("coll", m.group("s") + m.group("p")), ("beyond", m.group("p"), m.group("s")[::-1]))),
+    (r"the length of side (?P<a>[A-Z]{2}) is equal to the length of side (?P<b>[A-Z]{2})", _eqlen),
+    (r"(?:the )?(?:line segment |segment |line )?(?P<a>[A-Z]{2}) is perpendicular to (?:segment |line )?"
+     r"(?P<b>[A-Z]{2})", lambda m, st: st.add(("perp", m.group("a"), m.group("b")))),
+    (r"a circle with center (?P<c>[A-Z]) and radius (?P<r>[A-Z]{2}) intersects the line (?P<s>[A-Z]{2}) at another "
+     r"point (?P<p>[A-Z])", _circle_meets_again),
+    (r"the radius of circle [A-Z] is \d+(?: units)?", _noop),
+    (r"triangle [A-Z]{3} is congruent to triangle [A-Z]{3}", _noop),
     (r"∠[A-Z]{3} is a straight angle, maybe a straight angle", _free),
     (r"(?:triangle )?(?P<name>[A-Z]{3}) with (?P<what>incenter|centroid|circumcenter) at point (?P<p>[A-Z])",
      _triangle_center),
@@ -661,7 +691,7 @@ CLAUSES = [
     (r"line segment (?P<s>[A-Z]{2}) is the diameter of circle (?P<c>[A-Z])", _diameter),
     (r"line segment (?P<s>[A-Z]{2}) is a chord of circle (?P<c>[A-Z])", _chord),
     (r"(?P<c>[A-Z]) is a circle with center (?P<center>[A-Z]) and radius r", _circle_def),
-    (r"a circle with center (?P<center>[A-Z]) intersects (?P<s>[A-Z]{2}) at points (?P<pts>[A-Z] and [A-Z])",
+    (r"(?:a|[A-Z]) circle with center (?P<center>[A-Z]) intersects (?P<s>[A-Z]{2}) at points (?P<pts>[A-Z] and [A-Z])",
      _circle_cuts),
     (r"line (?P<s>[A-Z]{2}) intersects circle (?P<c>[A-Z]) at two points, (?P<pts>point [A-Z] and point [A-Z])",
      _line_cuts_circle),
@@ -739,7 +769,7 @@ def _copy(st: State) -> State:
 def read_clause(text: str, st: State) -> list[str]:
     """Facts from one clause into st; returns the parts no pattern read."""
     text = text.strip().strip(",").strip()
-    text = re.sub(r"^(and|with|if|where|for|then|also)\s+", "", text, flags=re.IGNORECASE).strip()
+    text = re.sub(r"^(and|with|if|where|for|then|also|additionally,?)\s+", "", text, flags=re.IGNORECASE).strip()
     if not text:
         return []
     for pattern, fn in COMPILED:
@@ -770,6 +800,8 @@ QUESTIONS = [
     (r"are lines (?P<a>[A-Z]{2}) and (?P<b>[A-Z]{2}) the same line", "sameline"),
     (r"what is the relationship between ∠(?P<a>[A-Z]{3}) and ∠(?P<b>[A-Z]{3})", "angle"),
     (r"is line segment (?P<s>[A-Z]{2}) inside (?P<shape>[a-z]+) (?P<name>[A-Z]+)", "segment"),
+    (r"is point (?P<s>[A-Z]) inside (?P<shape>[a-z]+) (?P<name>[A-Z]+)", "point"),
+    (r"what is the relationship between point (?P<s>[A-Z]) and (?P<shape>[a-z]+) (?P<name>[A-Z]+)", "point"),
 ]
 Q_START = re.compile(r"(What is the relationship|Are points|Do points|Is point|Are lines|Is line segment)")
 

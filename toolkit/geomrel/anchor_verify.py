@@ -32,6 +32,8 @@ def option_letter(options: list[str], relation: str) -> str | None:
     for i, o in enumerate(options):
         if _norm(o) == want:
             return "ABCDE"[i]
+    if relation in ("inside", "outside"):  # "Is point E inside ...?" offers Yes/No; "What is the relationship" Inside
+        return next(("ABCDE"[i] for i, o in enumerate(options) if _norm(o) == relation), None)
     if relation in OPTION and relation not in ("cannot",) and OPTION[relation].endswith("angles"):
         return option_letter(options, "none")  # an angle pair whose name is not offered is "None of the above"
     return None
@@ -47,14 +49,16 @@ def decide(reading: anchor_read.Reading, seed: int = 0, samples: int = 6) -> dic
         if line and len(line) == 2 and line[0] == line[1]:
             return {"derived": None, "problem": f"line {line} names one point", "reason": f"ill-posed: {line} names "
                     "one point, not a line"}
-    if q["kind"] == "segment":
+    if q["kind"] in ("segment", "point"):
         known = q["name"] in st.shapes or ("circle " + q["name"]) in st.shapes
         if not known:
             return {"derived": None, "problem": f"{q['shape']} {q['name']} is never described",
                     "reason": f"ill-posed: the question's {q['shape']} {q['name']} is never described"}
     fig = figure.Figure(st.facts, sorted(st.points | set(elements)))
     rng = np.random.default_rng(seed)
-    xs = fig.solve(rng, k=samples * (4 if q["kind"] == "segment" else 1))
+    xs = fig.solve(rng, k=samples * (4 if q["kind"] in ("segment", "point") else 1))
+    if not xs:  # before calling the premises contradictory, a longer search (12 random starts can all miss)
+        xs = fig.solve(rng, k=samples, tries=120, patience=120)
     if not xs:
         culprit = _culprit(st, elements, rng)
         why = f"; without {culprit} one does" if culprit else ""
@@ -66,7 +70,7 @@ def decide(reading: anchor_read.Reading, seed: int = 0, samples: int = 6) -> dic
     if kind in ("coll", "sameline"):
         pts = (q["p"] + q["q"] + q["r"]) if kind == "coll" else "".join(dict.fromkeys(q["a"] + q["b"]))
         return _collinear(fig, pts, xs, rng)
-    if kind == "segment":
+    if kind in ("segment", "point"):
         return _segment(fig, st, q, xs)
     return _angles(fig, st, q["a"], q["b"], xs, rng)
 
@@ -144,13 +148,16 @@ def _segment(fig, st, q, xs):
             c = fig.centre(P, name)
             r = P["r:" + name]
             d = [np.linalg.norm(P[p] - c) for p in s]
-            found.add("inside" if max(d) <= r * (1 + 1e-6) else "outside")
+            if len(s) == 1 and abs(d[0] - r) <= 1e-6 * r:
+                found.add("boundary")
+            else:
+                found.add("inside" if max(d) <= r * (1 + 1e-6) else "outside")
             continue
         ring = [P[p] for p in name]
         where = [figure.point_in(P[p], ring) for p in s]
         if min(where) < 0:
             found.add("outside")
-        elif where == [0, 0] and _on_one_side(P[s[0]], P[s[1]], ring):
+        elif where == [0] or (where == [0, 0] and _on_one_side(P[s[0]], P[s[1]], ring)):
             found.add("boundary")
         else:
             found.add("inside")
@@ -158,7 +165,7 @@ def _segment(fig, st, q, xs):
         return {"derived": "cannot", "reason": f"{s} is {' or '.join(sorted(found))} in different figures"}
     rel = found.pop()
     if rel == "boundary":
-        return {"derived": "boundary", "reason": f"{s} lies on a side of {name} (on the boundary, not inside)"}
+        return {"derived": "boundary", "reason": f"{s} lies on the boundary of {name} (on it, not inside)"}
     return {"derived": rel, "reason": f"{s} is {rel} {q['shape']} {name} in every figure the premises allow"
             + (" (convex, as named)" if len(name) > 4 else "")}
 

@@ -31,20 +31,25 @@ PHRASES = {
 }
 
 
-def anchor_text(item: dict) -> str:
-    """The question of a generated line item as the anchor would word it."""
+def body_text(steps: list[dict]) -> str:
+    """A construction's steps as one comma-joined sentence (no final period), capitalised."""
     from toolkit.geomrel import dsl
 
-    steps, q = item["construction"]["steps"], item["construction"]["question"]
-    if q["domain"] != "line":
-        raise InputError(f"--wording anchor: the anchor words line questions only as the generator asks them "
-                         f"(its angle task names angle pairs, its shape task asks about segments), not {q['domain']}")
     clauses = []
     for s in steps:
         roles = dsl.roles(s["op"])
         clauses.append(PHRASES[s["op"]].format(**dict(zip(roles, s["pts"], strict=True))))
     body = ", ".join(clauses)
-    body = body[0].upper() + body[1:]
+    return body[0].upper() + body[1:]
+
+
+def anchor_text(item: dict) -> str:
+    """The question of a generated line item as the anchor would word it."""
+    steps, q = item["construction"]["steps"], item["construction"]["question"]
+    if q["domain"] != "line":
+        raise InputError(f"--wording anchor: line questions are reworded from the generator's; the anchor's other "
+                         f"tasks are generated in its wording directly (anchor_tasks), not {q['domain']}")
+    body = body_text(steps)
     ask = f"What is the relationship between line {''.join(q['a'])} and line {''.join(q['b'])}?"
     options = " ".join(f"{'ABCDE'[i]}. {o}" for i, o in enumerate(item["options"]))
     if item.get("level") == "advanced":

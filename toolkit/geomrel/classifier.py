@@ -124,12 +124,30 @@ def training_texts(items: list[dict], rephrasings: int, seed: int, held: list[di
     return without_questions_of(with_rephrasings(items, rephrasings, seed), held)
 
 
+def _batches(n: int, batch: int, seed: int, step: int):
+    """(step, indices) from `step` on: epoch e is a permutation drawn from (seed, e), so a resumed run sees the same
+    batches as an uninterrupted one."""
+    import torch
+
+    per_epoch = (n + batch - 1) // batch
+    while True:
+        epoch, pos = divmod(step, per_epoch)
+        order = torch.randperm(n, generator=torch.Generator().manual_seed(seed * 1000 + epoch))
+        for idx in order.split(batch)[pos:]:
+            yield step, idx
+            step += 1
+
+
 def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int | None = None, batch: int = 32,
-          lr: float = 5e-4, seed: int = 0, rephrasings: int = 0, threads: int = 1, held: list[dict] = ()) -> dict:
-    """Train from scratch; stops at max_steps or after `minutes` of wall time. Returns the training summary.
+          lr: float = 5e-4, seed: int = 0, rephrasings: int = 0, threads: int = 1, held: list[dict] = (),
+          init: Path | None = None, checkpoint: Path | None = None, chunk_steps: int | None = None) -> dict:
+    """Train; stops at max_steps or after `minutes` of wall time. Returns the training summary.
 
     `rephrasings` adds that many rewordings of each generated item (see `with_rephrasings`); texts that ask a
-    question of `held` (up to point letters) are left out."""
+    question of `held` (up to point letters) are left out. `init` starts from a trained classifier's weights and
+    vocabulary (fine-tuning) instead of a fresh config. With `checkpoint` (a file; needs max_steps, which then alone
+    sets the learning-rate schedule) the run is resumable: a chunk writes the model, optimizer and step there, and
+    the same command run again continues from it until max_steps; `chunk_steps` ends a chunk after that many steps."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
@@ -139,41 +157,65 @@ def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int
     quiet_library_logs()
     seed_everything(seed)
     torch.set_num_threads(threads)
+    if checkpoint is not None and max_steps is None:
+        raise InputError("--checkpoint needs --steps (the total the schedule runs to)")
     constructions = len(items)
     items, dropped = training_texts(items, rephrasings, seed, held)
     texts = [canonical_words(it["question"]) for it in items]
     labels = torch.tensor([label_of(it) for it in items])
-    vocab = build_vocab(texts)
-    tokenizer = word_tokenizer(vocab)
+    if init is not None:
+        model, tokenizer = load(init)
+        vocab = json.loads((Path(init) / "vocab.json").read_text())
+        model.train()
+    else:
+        vocab = build_vocab(texts)
+        tokenizer = word_tokenizer(vocab)
+        config = BertConfig(vocab_size=len(vocab), num_labels=len(CLASSES), pad_token_id=0, **CONFIG)
+        model = BertForSequenceClassification(config)
     enc = _encode(tokenizer, texts)
-    config = BertConfig(vocab_size=len(vocab), num_labels=len(CLASSES), pad_token_id=0, **CONFIG)
-    model = BertForSequenceClassification(config)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    gen = torch.Generator().manual_seed(seed)
-    start, losses, step = time.monotonic(), [], 0
+    step, losses, spent = 0, [], 0.0
+    if checkpoint is not None and Path(checkpoint).is_file():
+        state = torch.load(checkpoint, weights_only=False)
+        if state["texts"] != len(items) or state["max_steps"] != max_steps:
+            raise InputError(f"{checkpoint}: a checkpoint of another run ({state['texts']} texts, "
+                             f"{state['max_steps']} steps; this one {len(items)} and {max_steps})")
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        step, losses, spent = state["step"], state["losses"], state["seconds"]
+        torch.set_rng_state(state["rng"])  # dropout continues as in one uninterrupted run
+    budget = minutes * 60
+    schedule_budget = 0.0 if checkpoint is not None else budget  # resumable runs are scheduled by steps alone
+    start, first = time.monotonic(), step
     model.train()
-    while (max_steps is None or step < max_steps) and time.monotonic() - start < minutes * 60:
-        for idx in torch.randperm(len(items), generator=gen).split(batch):
-            out_ = model(input_ids=enc["input_ids"][idx], attention_mask=enc["attention_mask"][idx],
-                         labels=labels[idx])
-            opt.zero_grad()
-            out_.loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            for group in opt.param_groups:
-                group["lr"] = lr * _schedule(step, time.monotonic() - start, minutes * 60, max_steps)
-            opt.step()
-            losses.append(float(out_.loss.detach()))
-            step += 1
-            if (max_steps is not None and step >= max_steps) or time.monotonic() - start >= minutes * 60:
-                break
+    for at, idx in _batches(len(items), batch, seed, step):
+        step = at
+        if (max_steps is not None and step >= max_steps) or time.monotonic() - start >= budget \
+                or (chunk_steps is not None and step - first >= chunk_steps):
+            break
+        out_ = model(input_ids=enc["input_ids"][idx], attention_mask=enc["attention_mask"][idx], labels=labels[idx])
+        opt.zero_grad()
+        out_.loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        for group in opt.param_groups:
+            group["lr"] = lr * _schedule(step, time.monotonic() - start, schedule_budget, max_steps)
+        opt.step()
+        losses.append(float(out_.loss.detach()))
+    spent += time.monotonic() - start
+    if checkpoint is not None:
+        Path(checkpoint).parent.mkdir(parents=True, exist_ok=True)
+        torch.save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step, "losses": losses,
+                    "seconds": spent, "texts": len(items), "max_steps": max_steps,
+                    "rng": torch.get_rng_state()}, checkpoint)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out, safe_serialization=True)
     (out / "vocab.json").write_text(json.dumps(vocab))
     k = max(1, min(20, len(losses) // 5))
     summary = {"items": constructions, "texts": len(items), "rephrasings": rephrasings,
-               "dropped_held_out": dropped, "steps": step, "seconds": round(time.monotonic() - start, 1),
+               "dropped_held_out": dropped, "steps": step, "seconds": round(spent, 1),
                "loss_first": round(sum(losses[:k]) / k, 4), "loss_last": round(sum(losses[-k:]) / k, 4),
-               "params": sum(p.numel() for p in model.parameters()), "classes": CLASSES, "seed": seed}
+               "params": sum(p.numel() for p in model.parameters()), "classes": CLASSES, "seed": seed,
+               "init": str(init) if init is not None else None, "done": max_steps is None or step >= max_steps}
     (out / "training.json").write_text(json.dumps(summary, indent=1))
     return summary
 

@@ -87,10 +87,11 @@ class Figure:
                 x[2 * m:] /= abs(d)
         return x
 
-    def solve(self, rng, k: int = 8, tries: int = 40, extra=(), starts=None, opens=()) -> list[np.ndarray]:
+    def solve(self, rng, k: int = 8, tries: int = 40, extra=(), starts=None, opens=(), patience: int = 12
+              ) -> list[np.ndarray]:
         found = []
         for i in range(tries):
-            if i >= 12 and not found and starts is None:
+            if i >= patience and not found and starts is None:
                 break  # premises no start satisfies are not worth 40 tries
             x0 = starts[i % len(starts)] + rng.normal(0, 0.3, self.n) if starts is not None and i < 2 * len(starts) \
                 else self.start(rng)
