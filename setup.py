@@ -9,5 +9,5 @@ setup(
     packages=find_packages(include=["cli", "cli.*", "toolkit", "toolkit.*"]) + ["reason_assets"],
     package_dir={"reason_assets": "assets"},
     package_data={"reason_assets": ["**/*", "**/.gitignore"]},
-    exclude_package_data={"reason_assets": ["**/*.chase-index/*", "**/__pycache__/*", "rag/reader-training/*"]},
+    exclude_package_data={"reason_assets": ["**/*.chase-index/*", "**/__pycache__/*"]},
 )

@@ -316,7 +316,7 @@ def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 
           resume: bool = False) -> dict:
     """Train until `minutes` of training time; save model, tokenizer and training_log.json to `out`.
 
-    In chunks: `chunk_minutes` stops this run early and leaves `out/checkpoint.pt` (weights, optimizer,
+    In chunks: `chunk_minutes` stops this run early and leaves `out/checkpoint.pt` (optimizer,
     step, training time so far, random states); `resume` continues from it on the same schedule (the
     stage and learning rate follow the training time summed over the chunks, not this run's). The
     checkpoint is removed once the whole `minutes` are done."""
@@ -339,7 +339,9 @@ def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 
     t0, step, log, pool = time.time(), 0, [], []
     if resume:
         state = load_checkpoint(out / CHECKPOINT, minutes)
-        model.load_state_dict(state["model"])
+        # the weights sit beside the checkpoint (model.safetensors, saved with it), which keeps the file small
+        weights = state["model"] if "model" in state else LlamaForCausalLM.from_pretrained(out).state_dict()
+        model.load_state_dict(weights)
         opt.load_state_dict(state["opt"])
         rng.setstate(state["rng"])
         torch.set_rng_state(state["torch_rng"])
@@ -386,7 +388,7 @@ def train(out: str | Path, *, minutes: float = 20.0, seed: int = 0, lr: float = 
     if done:
         (out / CHECKPOINT).unlink(missing_ok=True)
     else:
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "log": log,
+        torch.save({"opt": opt.state_dict(), "step": step, "log": log,
                     "elapsed": time.time() - t0, "rng": rng.getstate(), "torch_rng": torch.get_rng_state(),
                     "minutes": minutes}, out / CHECKPOINT)
     model.save_pretrained(out)
