@@ -103,6 +103,9 @@ def run(
         "reason-swe-search",
     llm: LLMOpt = None,
     record: RecordOpt = None,
+    path_credit: Annotated[float, typer.Option("--path-credit", min=0.0, max=1.0, help="Offline value: credit of "
+                                               "a reproduction test that failed at base_commit and passes on the "
+                                               "same execution path (1 = plain pass rate).")] = 0.5,
     offline: Annotated[bool, typer.Option("--offline", help="Model-free agent (fault localization + mutations, "
                                                             "test pass-rate value) even if $REASON_LLM is set.")]
         = False,
@@ -161,7 +164,7 @@ def run(
     options = {"strategy": strategy, "iterations": iterations, "selector": selector, "c": c, "c_scale": c_scale,
                "alpha": alpha, "beta": beta, "gamma": gamma, "max_expansions": max_expansions,
                "max_depth": max_depth, "max_finished": max_finished, "min_finished": min_finished,
-               "reward_threshold": reward_threshold,
+               "reward_threshold": reward_threshold, "path_credit": path_credit,
                "restarts": restarts, "max_cost": max_cost, "test_timeout": test_timeout, "python": python,
                "seed": seed_or_global(seed), "debate_agents": debate_agents, "debate_rounds": debate_rounds}
     jobs = [{"instance": t.to_job(), "options": options, "llm": llm_uri, "record": str(record) if record else None,
@@ -284,6 +287,9 @@ def compare(
     target_budget: Annotated[int, typer.Option("--target-budget", help="Budget of the McNemar test.")] = 50,
     instance: Annotated[list[str] | None, typer.Option("--instance", help="Only these instance ids.")] = None,
     test_timeout: Annotated[float, typer.Option("--test-timeout", min=0.1, help="Seconds per test run.")] = 60.0,
+    path_credit: Annotated[float, typer.Option("--path-credit", min=0.0, max=1.0, help="Offline value: credit of "
+                                               "a reproduction test that failed at base_commit and passes on the "
+                                               "same execution path (1 = plain pass rate).")] = 0.5,
     workers: WorkersOpt = 1,
     seed: SeedOpt = None,
 ) -> None:
@@ -327,7 +333,7 @@ def compare(
     order = [g[i] for i in range(max(map(len, by_family.values()), default=0)) for g in by_family.values()
              if i < len(g)]
     jobs = [{"instance": t.to_job(), "strategies": names, "seeds": seed_list, "budgets": budget_list,
-             "options": {"test_timeout": test_timeout}} for t in order]
+             "options": {"test_timeout": test_timeout, "path_credit": path_credit}} for t in order]
     writer = open_writer(out, False)
     records = []
     try:

@@ -16,9 +16,11 @@ that would give a code state the tree already holds.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import random
 import re
+import sys
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,7 @@ from git.exc import GitCommandError
 
 from toolkit.swe_search.localize import Suspect, localize
 from toolkit.swe_search.mutate import mutations
+from toolkit.swe_search.pathtrace import reproduction_paths
 from toolkit.swe_search.statement import imports_for, named_functions, prose_checks, statement_scores
 
 if TYPE_CHECKING:
@@ -39,10 +42,12 @@ REPRO_NAME = "test_reproduction"
 CODE_BLOCK = re.compile(r"```(?:python|py)?\n(.*?)```", re.DOTALL)
 
 
-def reproduction_test(problem_statement: str, root: Path | None = None) -> str | None:
+def reproduction_test(problem_statement: str, root: Path | None = None, split: bool = False) -> str | None:
     """A pytest file made of the statement's code blocks that assert something, or (with the repository's
     `root`, when there is no such block) of its prose examples with imports of the functions they call;
-    None when there is neither."""
+    None when there is neither. With `split`, a body holding several top-level asserts becomes one test per
+    assert (`test_reproduction_1`, ...), each with the statements before it but no other assert: the value
+    then sees how many of the statement's checks hold, not only whether all do."""
     blocks = [b for b in CODE_BLOCK.findall(problem_statement) if re.search(r"^\s*assert\b", b, re.MULTILINE)]
     if not blocks and root is not None:
         checks = prose_checks(problem_statement)
@@ -51,19 +56,50 @@ def reproduction_test(problem_statement: str, root: Path | None = None) -> str |
             blocks = ["\n".join(imports + checks)]
     if not blocks:
         return None
-    body = "\n".join(textwrap.indent(textwrap.dedent(b).strip("\n"), "    ") for b in blocks)
-    return f"def {REPRO_NAME}():\n{body}\n"
+    body = "\n".join(textwrap.dedent(b).strip("\n") for b in blocks)
+    parts = split_asserts(body) if split else None
+    if parts:
+        return "\n\n".join(f"def {REPRO_NAME}_{k}():\n{textwrap.indent(p, '    ')}\n"
+                            for k, p in enumerate(parts, 1))
+    return f"def {REPRO_NAME}():\n{textwrap.indent(body, '    ')}\n"
+
+
+def split_asserts(body: str) -> list[str] | None:
+    """One snippet per top-level assert of `body`: the other statements before it (setup, imports) plus that
+    assert, in order; None when the body does not parse or holds fewer than two top-level asserts."""
+    try:
+        tree = ast.parse(body)
+    except SyntaxError:
+        return None
+    if sum(isinstance(s, ast.Assert) for s in tree.body) < 2:
+        return None
+    setup: list[str] = []
+    out = []
+    for stmt in tree.body:
+        text = ast.get_source_segment(body, stmt)
+        if text is None:
+            return None
+        if isinstance(stmt, ast.Assert):
+            out.append("\n".join(setup + [text]))
+        else:
+            setup.append(text)
+    return out
+
+
+def reproduction_names(text: str) -> list[str]:
+    return re.findall(r"^def (test_\w+)\(", text, re.MULTILINE)
 
 
 def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
-def pass_value(outcomes: dict[str, str]) -> float:
-    """Fraction of target tests passing, mapped to -100..100."""
+def pass_value(outcomes: dict[str, str], credit: dict[str, float] | None = None) -> float:
+    """Fraction of target tests passing, mapped to -100..100; a passing test counts `credit[test]` (default 1)."""
     if not outcomes:
         return -100.0
-    frac = sum(o == "passed" for o in outcomes.values()) / len(outcomes)
+    credit = credit or {}
+    frac = sum(credit.get(t, 1.0) for t, o in outcomes.items() if o == "passed") / len(outcomes)
     return round(200.0 * frac - 100.0, 4)
 
 
@@ -135,8 +171,8 @@ class OfflineProposer:
         return frozenset((p, h) for p, h in files.items() if h != self._base.get(p))
 
     def reproduction(self, inst, root: Path | None = None) -> dict[str, tuple[str, str]]:
-        text = reproduction_test(inst.problem_statement, root)
-        return {REPRO_PATH: (REPRO_NAME, text)} if text else {}
+        text = reproduction_test(inst.problem_statement, root, split=True)
+        return {REPRO_PATH: (reproduction_names(text), text)} if text else {}
 
     def statement_lines(self, ep: Episode) -> dict[tuple[str, int], float]:
         """Scores of the lines of the functions the statement names, read once at the base commit (edits
@@ -271,19 +307,58 @@ class OfflineProposer:
         return None
 
 
+UNCHANGED_PATH_CREDIT = 0.5
+
+
 @dataclass
 class OfflineValue:
-    """Value = pass rate of the agent's tests (visible + reproduction) at the node's state, in -100..100."""
+    """Value = pass rate of the agent's tests (visible + reproduction) at the node's state, in -100..100, where
+    a reproduction test that failed at the base commit and passes now counts `unchanged_credit` (half) when it
+    runs the same source lines in the same order as at the base commit (pathtrace.py): the patch changed a
+    value on its path, not the path, which is what a compensating constant does. `unchanged_credit` 1 gives
+    the plain pass rate."""
+
+    unchanged_credit: float = UNCHANGED_PATH_CREDIT
 
     def evaluate(self, ep: Episode, node: int) -> tuple[float, str, str]:
         report = ep.report_at(node)
         outcomes = report.outcomes if report is not None else {}
-        value = pass_value(outcomes)
+        same = self.same_path(ep, node, outcomes)
+        value = pass_value(outcomes, {t: self.unchanged_credit for t in same})
         passing = sum(o == "passed" for o in outcomes.values())
         explanation = f"{passing}/{len(outcomes)} visible and reproduction tests pass"
+        if same:
+            explanation += (f"; {len(same)} of them failed at base_commit and pass on the same path (counted "
+                            f"{self.unchanged_credit:g})")
         info = ep.tree.info[node]
         feedback = ""
         if info.kind == "step" and edit_key(info.action or {}):
             path, _, new = edit_key(info.action)
             feedback = f"Tried in {path}: {new.strip().splitlines()[-1].strip()} -> {explanation}"
         return value, explanation, feedback
+
+    def same_path(self, ep: Episode, node: int, outcomes: dict[str, str]) -> list[str]:
+        """Reproduction tests that failed at the base commit, pass at `node` and run the same path as there."""
+        if self.unchanged_credit == 1.0 or node == 0 or 0 not in ep.reports:
+            return []
+        base = ep.reports[0].outcomes
+        fixed = [t for t, o in outcomes.items() if o == "passed" and base.get(t, "passed") != "passed"
+                 and t.startswith(f"{REPRO_PATH}::")]
+        if not fixed:
+            return []
+        names = [t.split("::", 1)[1] for t in fixed]
+        here = self._paths(ep, ep.tree.info[node].commit, names)
+        there = self._paths(ep, ep.tree.info[0].commit, names)
+        return [t for t, n in zip(fixed, names, strict=True) if n in here and here.get(n) == there.get(n)]
+
+    def _paths(self, ep: Episode, commit: str, names: list[str]) -> dict[str, str]:
+        ep.ws.checkout(commit)
+        key = f"paths:{ep.ws.tree_hash()}"
+        known = ep._by_state.setdefault(key, {})
+        todo = [n for n in names if n not in known]
+        if todo:
+            known.update(reproduction_paths(ep.ws.root, REPRO_PATH, todo, ep.cfg.python or sys.executable,
+                                    ep.cfg.test_timeout))
+            for n in todo:
+                known.setdefault(n, "")  # no answer from the tracer: never "the same path"
+        return {n: known[n] for n in names if known[n]}

@@ -44,7 +44,8 @@ def validate(ws: Workspace, inst: Instance) -> None:
 
 def build_agents(llm, cfg: SearchConfig, debate: tuple[int, int]):
     if llm is None:
-        return OfflineProposer(seed=cfg.seed, undo=cfg.strategy == "linear-undo"), OfflineValue(), None, True
+        return (OfflineProposer(seed=cfg.seed, undo=cfg.strategy == "linear-undo"),
+                OfflineValue(unchanged_credit=cfg.path_credit), None, True)
     from toolkit.swe_search.llm_agents import ActionAgent, Discriminator, ValueAgent
 
     return ActionAgent(llm), ValueAgent(llm), Discriminator(llm, agents=debate[0], rounds=debate[1]), False
@@ -99,6 +100,7 @@ def config_from(options: dict[str, Any]) -> SearchConfig:
                         reward_threshold=options.get("reward_threshold", 100.0),
                         max_cost=options.get("max_cost", 0), test_timeout=options.get("test_timeout", 60.0),
                         seed=options.get("seed", 0), restarts=options.get("restarts", 5),
+                        path_credit=options.get("path_credit", 0.5),
                         python=options.get("python"))
 
 

@@ -43,6 +43,7 @@ class SearchConfig:
     test_timeout: float = 60.0
     seed: int = 0
     restarts: int = 5
+    path_credit: float = 0.5  # offline value: a fixed test on its base-commit path counts this much
     python: str | None = None  # the repository environment's interpreter
 
 
@@ -58,7 +59,8 @@ class Episode:
         self.commands: list[str] = []  # every test command the search ran
         repro = proposer.reproduction(inst, ws.root) if hasattr(proposer, "reproduction") else {}
         ws.set_scratch_files(repro)
-        self.test_ids = inst.visible_ids + [f"{path}::{name}" for path, (name, _) in repro.items()]
+        self.test_ids = inst.visible_ids + [f"{path}::{name}" for path, (names, _) in repro.items()
+                                            for name in ([names] if isinstance(names, str) else names)]
         self.env = Env(ws, self.test_ids, inst.test_cmd, cfg.test_timeout, python=cfg.python, log=self.commands)
         width = max(cfg.uct.max_expansions, cfg.restarts if cfg.strategy == "restarts" else 1)
         self.tree = Tree(width)

@@ -62,9 +62,9 @@ class Workspace:
         self.head = self.base
         self.scratch_files: dict[str, str] = {}
 
-    def set_scratch_files(self, files: dict[str, tuple[str, str]]) -> None:
+    def set_scratch_files(self, files: dict[str, tuple[str | list[str], str]]) -> None:
         """Files present in every state but never committed nor in a patch (git's info/exclude), e.g. a
-        reproduction test: {path: (test name, content)}."""
+        reproduction test: {path: (test name or names, content)}."""
         self.scratch_files = {path: content for path, (_, content) in files.items()}
         if files:
             exclude = Path(self.repo.git_dir) / "info" / "exclude"
