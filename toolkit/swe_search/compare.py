@@ -27,8 +27,12 @@ def _added_lines(patch: str) -> set[str]:
 
 
 def trapped(ep: Episode, chosen: int | None, resolved: bool) -> bool:
-    """The submitted state passes every test the agent could see (value 100) yet fails the hidden ones."""
-    return chosen is not None and not resolved and ep.tree.info[chosen].reward >= 100
+    """The submitted state passes every test the agent could see yet fails the hidden ones (by outcomes, not
+    by value: the offline value gives a pass on an unchanged execution path less than 100)."""
+    if chosen is None or resolved:
+        return False
+    report = ep.report_at(chosen)
+    return report is not None and bool(report.outcomes) and all(o == "passed" for o in report.outcomes.values())
 
 
 def compare_instance(job: dict[str, Any]) -> list[dict[str, Any]]:
