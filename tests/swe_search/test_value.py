@@ -78,3 +78,27 @@ def test_plain_pass_rate_is_the_credit_of_one():
     pred, tree = solve(inst, SearchConfig(iterations=50, path_credit=1.0))
     assert all(n["reward"] == 100.0 for n in tree["nodes"][1:4])
     assert not pred["resolved"] and "+            n += 2" in pred["model_patch"]
+
+
+def test_a_plateau_of_three_validators_becomes_three_steps():
+    """bench__multi3-0: the statement asserts fits_0(10), fits_1(13), fits_2(16); as one test no single fix
+    changed an outcome. As three tests the root scores 3 of 6 (0.0) and fixing fits_0 alone, a value-only
+    edit on an unchanged path, scores (3 + 0.5) / 6 -> 16.6667."""
+    inst = load_instances(BENCH, only=["bench__multi3-0"])[0]
+    _, tree = solve(inst, SearchConfig(iterations=6))
+    assert tree["agent_tests"][-3:] == [f"test_reproduce_issue.py::test_reproduction_{k}" for k in (1, 2, 3)]
+    assert tree["nodes"][0]["reward"] == 0.0
+    fixed = [n["reward"] for n in tree["nodes"] if (n["action"] or {}).get("name") == "string_replace"
+             and n["action"]["args"]["new"].rstrip().endswith("return lo <= x <= 10")]
+    assert fixed and fixed[0] == pytest.approx(16.6667)
+
+
+def test_a_linear_run_that_submits_a_trap_is_counted_trapped():
+    """The linear agent finishes at its first all-pass state, a trap of bench__trap-count-0 whose value is
+    66.6667: trapped is judged by the agent's test outcomes (all pass), not by a value of 100."""
+    from toolkit.swe_search.compare import compare_instance
+
+    inst = load_instances(BENCH, only=["bench__trap-count-0"])[0]
+    (rec,) = compare_instance({"instance": inst.to_job(), "strategies": ["linear"], "seeds": [0], "budgets": [50],
+                               "options": {}, "forked": False})
+    assert not rec["resolved"] and rec["submitted"] and rec["trapped"]
