@@ -69,6 +69,10 @@ def test_mcts_passes_over_the_compensating_edits_and_submits_the_fix(instance):
     assert by_edit["n = 1"] == pytest.approx(66.6667) and by_edit["n += 2"] == pytest.approx(66.6667)
     assert by_edit["if x >= limit:"] == 100.0
     assert pred["resolved"] and "+        if x >= limit:" in pred["model_patch"]
+    # the tracer ran the reproduction only, and is listed with the test commands
+    tracer = [c for c in tree["agent_commands"] if "line tracer" in c]
+    assert tracer and all("test_reproduce_issue test_reproduction" in c for c in tracer)
+    assert not any("test_issue" in c for c in tree["agent_commands"])
 
 
 def test_plain_pass_rate_is_the_credit_of_one():

@@ -358,7 +358,7 @@ class OfflineValue:
         todo = [n for n in names if n not in known]
         if todo:
             known.update(reproduction_paths(ep.ws.root, REPRO_PATH, todo, ep.cfg.python or sys.executable,
-                                    ep.cfg.test_timeout))
+                                            ep.cfg.test_timeout, ep.commands))
             for n in todo:
                 known.setdefault(n, "")  # no answer from the tracer: never "the same path"
         return {n: known[n] for n in names if known[n]}

@@ -14,6 +14,7 @@ in its own interpreter with the repository first on sys.path and stops recording
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from toolkit.swe_search.testrun import build_test_env, run_command
@@ -64,14 +65,18 @@ print("PATHS " + json.dumps(out))
 """
 
 
-def reproduction_paths(root: Path, test_file: str, names: list[str], python: str, timeout: float) -> dict[str, str]:
+def reproduction_paths(root: Path, test_file: str, names: list[str], python: str, timeout: float,
+                       log: list | None = None) -> dict[str, str]:
     """Test name -> digest of its source-line path (not how it ended: what ran); {} when the tracer gave no
     answer."""
     if not names:
         return {}
     module = Path(test_file).with_suffix("").as_posix().replace("/", ".")
-    result = run_command([python, "-c", TRACER, str(root), module, ",".join(names), str(MAX_EVENTS)], root,
-                         timeout, build_test_env(root))
+    args = [module, ",".join(names), str(MAX_EVENTS)]
+    if log is not None:  # listed with the test commands (the clone's path shown as '.')
+        log.append(" ".join(shlex.quote(a) for a in [python, "-c", "<line tracer: toolkit/swe_search/pathtrace.py>",
+                                                     ".", *args]))
+    result = run_command([python, "-c", TRACER, str(root), *args], root, timeout, build_test_env(root))
     for line in reversed(result.output.splitlines()):
         if line.startswith("PATHS "):
             return json.loads(line[len("PATHS "):])
