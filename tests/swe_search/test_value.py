@@ -106,3 +106,13 @@ def test_a_linear_run_that_submits_a_trap_is_counted_trapped():
     (rec,) = compare_instance({"instance": inst.to_job(), "strategies": ["linear"], "seeds": [0], "budgets": [50],
                                "options": {}, "forked": False})
     assert not rec["resolved"] and rec["submitted"] and rec["trapped"]
+
+
+def test_mcnemar_p_keeps_significant_digits():
+    from toolkit.swe_search.compare import mcnemar, summarize
+
+    assert mcnemar([(True, False)] * 3 + [(True, True)]) == (3, 0, 0.25)  # 2 * 1 / 2^3
+    recs = [{"instance_id": f"i{k}", "seed": 0, "budget": 50, "family": "f", "strategy": s, "trapped": False,
+             "resolved": s == "mcts"} for k in range(16) for s in ("mcts", "linear")]
+    # 16 vs 0 discordant: 2 / 2^16 = 3.0518e-05, not rounded away
+    assert summarize(recs)["mcnemar"]["p_value"] == 3.052e-05

@@ -121,6 +121,6 @@ def summarize(records: list[dict[str, Any]], target_budget: int = 50) -> dict[st
         pairs = [(by[("mcts", target_budget)][k]["resolved"], by[(best, target_budget)][k]["resolved"]) for k in keys]
         wins, losses, p = mcnemar(pairs)
         test = {"baseline": best, "budget": target_budget, "pairs": len(pairs), "mcts_only": wins,
-                "baseline_only": losses, "p_value": round(p, 6)}
+                "baseline_only": losses, "p_value": float(f"{p:.4g}")}  # 4 significant digits: p can be tiny
     return {"curves": curves, "runs": runs, "per_family": per_family, "family_runs": family_runs,
             "trap_escape": escape, "trap_resolved": trap_resolved, "mcnemar": test}
