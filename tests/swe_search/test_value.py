@@ -56,6 +56,22 @@ def test_a_constant_shift_keeps_the_path_and_a_loop_bound_changes_it(tmp_path):
     assert path_with(code) == base  # deterministic
 
 
+def test_a_path_does_not_depend_on_the_tests_traced_before_it(tmp_path):
+    """Each test imports the source modules it calls; traced after another test in one process, it would
+    skip the import's lines and look like a changed path."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "v.py").write_text("LIMIT = 10\n\n\ndef fits(x):\n    return 0 <= x < LIMIT\n")
+    (tmp_path / "test_reproduce_issue.py").write_text(
+        "def test_reproduction_1():\n    from pkg.v import fits\n    assert fits(10)\n\n\n"
+        "def test_reproduction_2():\n    from pkg.v import fits\n    assert fits(3)\n")
+    both = trace_paths(tmp_path, "test_reproduce_issue.py", ["test_reproduction_1", "test_reproduction_2"],
+                       sys.executable, 30)
+    alone = trace_paths(tmp_path, "test_reproduce_issue.py", ["test_reproduction_2"], sys.executable, 30)
+    assert both["test_reproduction_2"] == alone["test_reproduction_2"]
+    assert both["test_reproduction_1"] == both["test_reproduction_2"]  # same lines, other values
+
+
 @pytest.mark.parametrize("instance", ["bench__trap-count-0"])
 def test_mcts_passes_over_the_compensating_edits_and_submits_the_fix(instance):
     """bench__trap-count-0: `n = 0` -> `n = 1` and `n += 1` -> `n += 2` pass the reproduction without

@@ -8,7 +8,9 @@ patched and an original test's behaviour follows the patch-correctness heuristic
 the behaviour of the failing tests.
 
 Only the reproduction tests are traced (plain functions the agent wrote, called directly); the tracer runs
-in its own interpreter with the repository first on sys.path and stops recording after MAX_EVENTS lines.
+in its own interpreter with the repository first on sys.path, each test in a forked child of it (so that
+every test imports, and records, the source modules it uses, whichever tests are traced with it), and stops
+recording after MAX_EVENTS lines. Linux/macOS (os.fork), like forked_pytest.py.
 """
 
 from __future__ import annotations
@@ -38,8 +40,7 @@ def is_source(path):
                                or parts[-1].startswith("test_") or parts[-1] == "conftest.py") else rel
     return files[path]
 
-out = {}
-for name in names:
+def trace(name):
     events = []
     def tracer(frame, event, arg):
         rel = is_source(frame.f_code.co_filename)
@@ -48,11 +49,7 @@ for name in names:
         if event == "line" and len(events) < limit:
             events.append(f"{rel}:{frame.f_lineno}")
         return tracer
-    try:
-        fn = getattr(importlib.import_module(module), name)
-    except Exception as exc:
-        out[name] = "import failed: " + type(exc).__name__
-        continue
+    fn = getattr(test_module, name)
     sys.settrace(tracer)
     try:
         fn()
@@ -60,7 +57,33 @@ for name in names:
         pass
     finally:
         sys.settrace(None)
-    out[name] = hashlib.sha1("\n".join(events).encode()).hexdigest()
+    return hashlib.sha1("\n".join(events).encode()).hexdigest()
+
+try:
+    test_module = importlib.import_module(module)
+except Exception:
+    print("PATHS " + json.dumps({}))
+    sys.exit(0)
+out = {}
+for name in names:
+    # each test in a fresh child: the source modules it imports are imported (and traced) by every test,
+    # whatever ran before it in this process
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(rd)
+        try:
+            digest = trace(name)
+        except BaseException:
+            digest = ""
+        os.write(wr, digest.encode())
+        os._exit(0)
+    os.close(wr)
+    with os.fdopen(rd) as fh:
+        digest = fh.read()
+    os.waitpid(pid, 0)
+    if digest:
+        out[name] = digest
 print("PATHS " + json.dumps(out))
 """
 
