@@ -356,10 +356,15 @@ def train(
     batch_size: Annotated[int, typer.Option(help="Turns per step.")] = 16,
     chunk_minutes: Annotated[float | None, typer.Option(help="Stop after this long (checkpointed) without fitting "
                                                         "the schedule to it; --resume runs the next chunk.")] = None,
+    aux_weight: Annotated[float, typer.Option(help="Weight of the training-only patch grounding loss on the image "
+                                              "tokens (0: off).")] = 1.0,
+    attention_weight: Annotated[float, typer.Option(help="Weight of the training-only loss that puts the "
+                                                    "box-writing attention on the sign's image tokens.")] = 1.0,
     seed: SeedOpt = None, resume: ResumeOpt = False,
 ):
-    """Teach a tiny model the synthesized read chains as the runtime plays them (coarse crop, fine crop, OCR,
-    answer); logs the crop IoU of 20 validation chains every 100 steps.
+    """Teach a tiny model the synthesized read chains as the runtime plays them (coarse crop on the image-token
+    grid, fine crop, OCR, answer), with a patch grounding loss on the image tokens; logs the coarse and fine
+    crop IoU of 20 validation chains every 100 steps.
 
     Example: reason cogcom train --items train/items.jsonl --trees train/syn/trees.jsonl --model models/cogcom-tiny
     --out models/cogcom --minutes 20
@@ -376,5 +381,6 @@ def train(
     writer = RecordWriter(None)
     summary = train_model(item_list, tree_map, str(model), str(out), minutes=minutes, epochs=epochs, lr=lr,
                           batch_size=batch_size, seed=seed_or_global(seed), resume=resume, writer=writer,
-                          chunk_minutes=chunk_minutes)
+                          chunk_minutes=chunk_minutes, aux_weight=aux_weight,
+                          attention_weight=attention_weight)
     writer.write(make_record("cogcom.train", **summary))

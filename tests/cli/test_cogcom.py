@@ -236,7 +236,8 @@ def test_tiny_train_solve_with_the_model(reason, scenes, tmp_path, capsys, monke
     run("synth", "--items", items, "--llm", "py:toolkit.cogcom.planner:plan", "--out", str(tmp_path / "syn"))
     summary = run("train", "--items", items, "--trees", str(tmp_path / "syn" / "trees.jsonl"), "--model",
                   str(tmp_path / "tiny"), "--out", str(tmp_path / "model"), "--epochs", "1", "--batch-size", "4")[-1]
-    # 2 read items: each taught as it should go (2 or 4 replies) and once with the coarse crop shifted (1)
+    # 2 read items: each taught as it should go (2 or 4 replies) and its first reply once more on the mirrored
+    # scene (1); on a 2 x 2 token grid the coarse window is the whole scene, so there is no moved copy
     assert summary["type"] == "cogcom.train" and summary["train_conversations"] == 4
     assert summary["train_examples"] in range(6, 11) and (tmp_path / "model" / "model.safetensors").is_file()
     solved = run("solve", "--items", items, "--policy", "vlm", "--model", str(tmp_path / "model"), "--limit", "1",

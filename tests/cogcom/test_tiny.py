@@ -11,7 +11,7 @@ from toolkit.cogcom.chain import last_inline_call
 from toolkit.cogcom.ground import perceive
 from toolkit.cogcom.manip import Workspace
 from toolkit.cogcom.runtime import crop_on_scene, resolve_variables, step_record
-from toolkit.cogcom.tiny import BINS, bins_text, conversation, to_bins
+from toolkit.cogcom.tiny import BINS, GRID, bins_text, cell_edge, conversation, grid_window, holds, to_bins
 
 
 def test_bins_are_single_words_of_the_box_grammar():
@@ -52,9 +52,27 @@ def test_training_conversation_replays_in_the_runtime(red_sign_scenes):
 def test_shifted_coarse_crop_still_teaches_the_sign(red_sign_scenes):
     item, scene = red_sign_scenes[1]
     gold = item["boxes"][0]
-    for shift in ((-3, 3), (3, -3)):
+    w, h = scene.size
+    moved = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+             if grid_window(gold, w, h, shift=(dx, dy)) != grid_window(gold, w, h)
+             and holds(grid_window(gold, w, h, shift=(dx, dy)), gold, w, h)]
+    assert moved
+    for shift in moved:
         _, steps = _replay(scene, conversation(scene, item["question"], gold, "T", shift=shift))
         assert iou(crop_on_scene(steps), gold) >= 0.6
+
+
+def test_coarse_crop_is_the_token_cells_around_the_sign():
+    # 8 x 8 tokens on a 1024 x 768 scene: a cell is 128 x 96 px; the sign's centre (700, 300) is in cell (5, 3)
+    sign = [660, 290, 740, 310]
+    window = grid_window(sign, 1024, 768)
+    assert window == [cell_edge(4, GRID), cell_edge(2, GRID), cell_edge(7, GRID), cell_edge(5, GRID)]
+    assert bins_text(window) == "[[500,250,880,630]]"
+    assert holds(window, sign, 1024, 768)
+    # kept inside the image at the border, and only the token cell (not the pixel) decides the words
+    assert grid_window([5, 5, 60, 20], 1024, 768)[:2] == [0, 0]
+    assert grid_window([1000, 740, 1020, 760], 1024, 768)[2:] == [BINS - 1, BINS - 1]
+    assert grid_window([650, 290, 730, 310], 1024, 768) == window
 
 
 def test_answers_name_variables_and_spacing_is_closed_up():

@@ -24,6 +24,7 @@ from toolkit.core.records import RecordWriter, make_record
 from toolkit.core.vlm import VLM, Turn
 
 CKPT = "checkpoint"
+AUX_PREFIX = "aux_"
 
 
 def encode_example(vlm: VLM, image, prompt: str, answer: str | None) -> dict[str, Any]:
@@ -93,7 +94,9 @@ def _shared_images(items: list[dict[str, Any]]):
 
 def forward(model, batch: dict[str, Any]):
     """model(**batch); with `image_index` (from `collate`) each distinct image goes through the vision
-    tower once and its features serve every row that asks about it."""
+    tower once and its features serve every row that asks about it. Training-only targets (keys with the
+    `aux_` prefix, see `toolkit.core.patch_aux`) stay out of the model call."""
+    batch = {k: v for k, v in batch.items() if not k.startswith(AUX_PREFIX)}
     if "image_index" not in batch:
         return model(**batch)
     rest = {k: v for k, v in batch.items() if k not in ("image_index", "pixel_values")}
@@ -239,6 +242,8 @@ class SFTConfig:
     chunk_minutes: float | None = None  # stop (checkpointed) after this long, schedule kept: resume continues it
     eval_every: int | None = None  # also run the evaluation hook every N steps (besides each epoch's end)
     warmup: int = 20
+    aux_weight: float = 0.0  # weight of the auxiliary loss (`sft(aux=...)`) added to the answer loss
+    aux_attention_weight: float = 0.0  # a weight inside the auxiliary loss (recorded so resume checks it)
     device: str = "cpu"
     log_type: str = "vlm.train_log"
 
@@ -249,16 +254,21 @@ def _comparable(cfg: SFTConfig) -> dict[str, Any]:
     d = asdict(cfg)
     for key in ("save_every", "device", "max_steps", "max_minutes", "chunk_minutes", "eval_every"):
         d.pop(key, None)
+    for key in ("aux_weight", "aux_attention_weight"):
+        if not d.get(key):
+            d.pop(key, None)  # runs without an auxiliary loss compare as before it existed
     return d
 
 
 def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: list[dict[str, Any]],
         resume: bool = False, on_epoch: Callable[[Any, int], dict[str, Any]] | None = None,
         writer: RecordWriter | None = None,
-        batch_plan: Callable[[int], list[list[int]]] | None = None) -> dict[str, Any]:
+        batch_plan: Callable[[int], list[list[int]]] | None = None, aux: Any = None) -> dict[str, Any]:
     """Train on encoded items; `on_epoch(model, step)` adds fields (e.g. accuracies) to the evaluation's log
     record. `batch_plan(epoch)` (deterministic) lists an epoch's batches of item indices (default: seeded
-    shuffles cut into `batch_size`). Returns the summary; the final weights go to cfg.out."""
+    shuffles cut into `batch_size`). `aux` (training only, e.g. `patch_aux.PatchGrounding`) adds
+    `cfg.aux_weight * aux.loss(batch)` after each forward; its parameters are trained, checkpointed and
+    dropped at the end. Returns the summary; the final weights go to cfg.out."""
     import time
 
     import torch
@@ -277,6 +287,8 @@ def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: 
                           lora_targets=cfg.lora_targets)
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
+    if aux is not None:
+        params += aux.parameters()
     optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
     if batch_plan is None:
         def batch_plan(epoch: int) -> list[list[int]]:
@@ -290,6 +302,8 @@ def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: 
         state = load_checkpoint(ckpt, model, optimizer, _comparable(cfg))
         step, history = int(state["step"]), list(state["history"])
         scheduled, total = state.get("scheduled", scheduled), state.get("total", total)
+        if aux is not None and state.get("aux") is not None:
+            aux.load_state_dict(state["aux"])
         lr_at = warmup_cosine(cfg.lr, cfg.warmup, scheduled)
         console.info(f"resuming at step {step}/{total}")
     log = RecordWriter(out / "train_log.jsonl", append=resume)
@@ -307,7 +321,9 @@ def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: 
             for group in optimizer.param_groups:
                 group["lr"] = lr_at(step)
             loss = answer_loss(model, batch)
-            loss.backward()
+            aux_loss = aux.loss(batch) if aux is not None else None
+            total_loss = loss if aux_loss is None else loss + cfg.aux_weight * aux_loss
+            total_loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
@@ -327,6 +343,9 @@ def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: 
             end_of_epoch = step % per_epoch == 0 or step == total or capped or chunked
             evaluate = end_of_epoch or bool(cfg.eval_every and step % cfg.eval_every == 0)
             record = {"step": step, "epoch": round(step / per_epoch, 3), "loss": history[-1], "lr": lr_at(step - 1)}
+            if aux_loss is not None:
+                record["aux_loss"] = round(float(aux_loss.detach()), 5)
+                record.update(getattr(aux, "parts", {}))
             if evaluate:
                 record["val_loss"] = evaluate_loss(model, val_items, pad_id, cfg.batch_size, vlm.device)
                 if on_epoch is not None:
@@ -339,7 +358,7 @@ def sft(cfg: SFTConfig, vlm: VLM, train_items: list[dict[str, Any]], val_items: 
                     writer.write(make_record(cfg.log_type, **record))
             if step % cfg.save_every == 0 or end_of_epoch:
                 save_checkpoint(ckpt, model, optimizer, step, history, _comparable(cfg), scheduled=scheduled,
-                                total=total)
+                                total=total, aux=aux.state_dict() if aux is not None else None)
             if capped:
                 console.warn(f"stopped at step {step}/{total}: the {cfg.max_minutes:g}-minute cap was reached")
                 break
