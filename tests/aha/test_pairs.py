@@ -136,3 +136,44 @@ def test_training_batches_the_twins_and_logs_the_pair_and_colour_losses(tmp_path
     log = [json.loads(line) for line in (tmp_path / "m" / "train_log.jsonl").read_text().splitlines()]
     assert all(r["pair_loss"] > 0 and r["colour_loss"] > 0 for r in log)
     assert not any("colour" in k for k in json.loads((tmp_path / "m" / "config.json").read_text()))
+
+
+def test_colour_head_on_word_embeddings_pulls_image_tokens_towards_the_colour_word():
+    """With the LM's colour-word ids the head scores image tokens against those words' embeddings:
+    training it makes the token of the handled cube's colour match that colour word best."""
+    import torch
+
+    from toolkit.aha.vision_aux import VisionProbe
+
+    torch.manual_seed(0)
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.multi_modal_projector = torch.nn.Sequential(torch.nn.Linear(8, 16))
+            self.embed = torch.nn.Embedding(20, 16)
+
+        def get_input_embeddings(self):
+            return self.embed
+
+        def forward(self, x):
+            return self.multi_modal_projector(x)
+
+    model = Model()
+    ids = torch.tensor([11, 12, 13])
+    probe = VisionProbe(model, "cpu", colours=3, colour_ids=ids)
+    colours = torch.tensor([0, 1, 2, 2, 1, 0])
+    feats = torch.zeros(6, 4, 8)
+    feats[torch.arange(6), 1, colours] = 3.0  # one image token shows the handled cube's colour
+    opt = torch.optim.Adam(list(model.parameters()), lr=0.05)
+    for _ in range(200):
+        model(feats)
+        probe.loss(torch.full((6,), IGNORE))
+        loss = probe.colour_loss(colours)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    probe.close()
+    tokens = model(feats)[:, 1]
+    match = tokens @ model.embed.weight[ids].T
+    assert float(loss.detach()) < 0.6 and bool((match.argmax(dim=1) == colours).all())  # chance: ln 3 = 1.10

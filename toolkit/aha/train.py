@@ -82,6 +82,7 @@ class TrainConfig:
     vision_lr_scale: float = 1.0  # the image path (tower, projector, probe) learns at this multiple of --lr
     pair_margin: float = 0.0  # weight of the pairwise margin loss on hindsight twins batched together (pairs.py)
     object_aux: float = 0.0  # weight of the head that says the handled object's colour from the image (pairs.py)
+    object_aux_words: bool = False  # that head matches the image tokens with the LM's colour-word embeddings
     device: str = "auto"
 
 
@@ -166,7 +167,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     n_trainable = sum(p.numel() for p in params)
     words = SubtaskWords([s.subtask for s in train_s]) if cfg.vision_aux_subtask else None
     colours = colour_labels(train_s) if cfg.object_aux > 0 else []
-    probe = (VisionProbe(model, vlm.device, words, colours=len(PALETTE) if colours else 0)
+    colour_ids = _colour_word_ids(vlm) if colours and cfg.object_aux_words else None
+    probe = (VisionProbe(model, vlm.device, words, colours=len(PALETTE) if colours else 0, colour_ids=colour_ids)
              if cfg.vision_aux > 0 or colours else None)
     pairs = twin_pairs(train_s) if cfg.pair_margin > 0 else []
     partner = {i: j for a, b in pairs for i, j in ((a, b), (b, a))}
@@ -301,6 +303,20 @@ def _param_groups(language: list, params: list, probe: VisionProbe | None, image
     image = [p for p in params if id(p) not in taken] + (probe.parameters() if probe else [])
     groups = [{"params": language, "lr_scale": 1.0}, {"params": image, "lr_scale": image_scale}]
     return [g for g in groups if g["params"]]
+
+
+def _colour_word_ids(vlm: VLM):
+    """The LM's token id of each PALETTE word (a one-token word, as in the tiny word tokenizer)."""
+    import torch
+
+    ids = []
+    for colour in PALETTE:
+        tokens = vlm.tokenizer(colour, add_special_tokens=False)["input_ids"]
+        if len(tokens) != 1:
+            raise InputError(f"--object-aux-words: the tokenizer splits the colour word '{colour}' into "
+                             f"{len(tokens)} tokens; train without it")
+        ids.append(tokens[0])
+    return torch.tensor(ids)
 
 
 def _verdict_ids(items: list[dict[str, Any]], samples: list[Sample]) -> tuple[int, int]:
