@@ -126,6 +126,15 @@ def train(
                                                    "probe) as a multiple of --lr; below 1 keeps a tower trained "
                                                    "from scratch stable at a rate the language side takes.")]
     = 1.0,
+    pair_margin: Annotated[float, typer.Option(min=0.0, help="Weight of a pairwise loss on the Yes-minus-No margin "
+                                               "of each --hindsight twin and its source (same image, other "
+                                               "object named, opposite label), batched together.")] = 0.0,
+    object_aux: Annotated[float, typer.Option(min=0.0, help="Weight of a training-only head that says, from the "
+                                              "image features, the colour of the object the robot handled "
+                                              "(from FailGen's record of it).")] = 0.0,
+    object_aux_words: Annotated[bool, typer.Option(help="The --object-aux head reads the colour as the best match "
+                                                   "of the image tokens with the LM's colour-word embeddings.")]
+    = False,
     device: DeviceOpt = "auto",
     seed: SeedOpt = None,
     resume: ResumeOpt = False,
@@ -149,7 +158,9 @@ def train(
                       holdout_tasks=[t for t in holdout_tasks.split(",") if t], save_every=save_every,
                       max_steps=max_steps, verdict_weight=verdict_weight, vision_aux=vision_aux,
                       vision_aux_subtask=vision_aux_subtask, hindsight=hindsight, vision_warmup=vision_warmup,
-                      resize_aug=resize_aug, vision_lr_scale=vision_lr_scale, device=device)
+                      resize_aug=resize_aug, vision_lr_scale=vision_lr_scale,
+                      pair_margin=pair_margin, object_aux=object_aux,
+                      object_aux_words=object_aux_words, device=device)
     writer = RecordWriter(None)
     summary = run_train(cfg, resume=resume, writer=writer)
     summary.pop("config")

@@ -25,6 +25,7 @@ from toolkit.aha.geometry import (
     write_geometry,
 )
 from toolkit.aha.hindsight import hindsight
+from toolkit.aha.pairs import colour_labels, pair_margin_loss, paired_batches, twin_pairs, verdict_margins
 from toolkit.aha.prompt import YES
 from toolkit.aha.samples import Sample, load_samples, split_by_episode
 from toolkit.aha.scenes import scene_of, write_scenes
@@ -36,10 +37,12 @@ from toolkit.core.records import RecordWriter, make_record
 from toolkit.core.vlm_train import (
     CKPT,
     answer_loss,
+    answer_loss_of,
     collate,
     encode_example,
     epoch_batches,
     evaluate_loss,
+    forward,
     load_checkpoint,
     prepare_model,
     save_checkpoint,
@@ -47,6 +50,7 @@ from toolkit.core.vlm_train import (
     tail_mean,
     warmup_cosine,
 )
+from toolkit.failgen.tasks import PALETTE
 
 
 @dataclass
@@ -76,6 +80,9 @@ class TrainConfig:
     vision_warmup: int = 0  # first N steps train the vision tower, projector and probe only (language side frozen)
     resize_aug: float = 0.0  # share of training grids redrawn at a random view size, then brought back
     vision_lr_scale: float = 1.0  # the image path (tower, projector, probe) learns at this multiple of --lr
+    pair_margin: float = 0.0  # weight of the pairwise margin loss on hindsight twins batched together (pairs.py)
+    object_aux: float = 0.0  # weight of the head that says the handled object's colour from the image (pairs.py)
+    object_aux_words: bool = False  # that head matches the image tokens with the LM's colour-word embeddings
     device: str = "auto"
 
 
@@ -123,6 +130,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
         raise InputError(f"{out}: already holds a training run; pass --resume to continue it or pick another --out")
     if cfg.vision_aux_subtask and cfg.vision_aux <= 0:  # before the (slow) encoding of the data
         raise InputError("--vision-aux-subtask needs --vision-aux > 0 (it conditions that probe on the sub-task)")
+    if cfg.pair_margin > 0 and not cfg.hindsight:
+        raise InputError("--pair-margin needs --hindsight (the pairs are the relabelled twins)")
     if cfg.vision_lr_scale <= 0:
         raise InputError(f"--vision-lr-scale must be > 0 (got {cfg.vision_lr_scale})")
     seed_everything(cfg.seed)
@@ -157,7 +166,15 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                          "(the warm-up trains the image path with the probe's loss)")
     n_trainable = sum(p.numel() for p in params)
     words = SubtaskWords([s.subtask for s in train_s]) if cfg.vision_aux_subtask else None
-    probe = VisionProbe(model, vlm.device, words) if cfg.vision_aux > 0 else None
+    colours = colour_labels(train_s) if cfg.object_aux > 0 else []
+    colour_ids = _colour_word_ids(vlm) if colours and cfg.object_aux_words else None
+    probe = (VisionProbe(model, vlm.device, words, colours=len(PALETTE) if colours else 0, colour_ids=colour_ids)
+             if cfg.vision_aux > 0 or colours else None)
+    pairs = twin_pairs(train_s) if cfg.pair_margin > 0 else []
+    partner = {i: j for a, b in pairs for i, j in ((a, b), (b, a))}
+    yes_id, no_id = _verdict_ids(train_items, train_s) if pairs else (0, 0)
+    if pairs:
+        console.info(f"{len(pairs)} same-image pairs batched together (--pair-margin {cfg.pair_margin})")
     optimizer = torch.optim.AdamW(_param_groups(language, params, probe, cfg.vision_lr_scale), lr=cfg.lr,
                                   weight_decay=0.0)
     accelerator = Accelerator(cpu=vlm.device == "cpu")
@@ -168,7 +185,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
 
     lr_at = warmup_cosine(cfg.lr, cfg.warmup, scheduled)
 
-    step, history, probe_history = 0, [], []
+    step, history, probe_history, pair_history, colour_history = 0, [], [], [], []
     if resume and (ckpt / "state.pt").exists():
         state = load_checkpoint(ckpt, accelerator.unwrap_model(model), optimizer, _comparable(cfg))
         if probe is not None:
@@ -182,7 +199,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
         advance(step)
         while step < total:
             epoch, index = divmod(step, per_epoch)
-            batches = epoch_batches(len(train_items), cfg.batch_size, cfg.seed, epoch)
+            batches = (paired_batches(len(train_items), pairs, cfg.batch_size, cfg.seed, epoch) if pairs
+                       else epoch_batches(len(train_items), cfg.batch_size, cfg.seed, epoch))
             idx = batches[index]
             shard = idx[rank::world] or idx
             chosen = [train_items[i] for i in shard]
@@ -196,13 +214,30 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             warming = step < cfg.vision_warmup
             if probe is not None:
                 probe.isolate = warming
-            loss = answer_loss(model, batch, cfg.verdict_weight)
+            if pairs:
+                logits = forward(model, {k: v for k, v in batch.items() if k != "labels"}).logits
+                loss = answer_loss_of(logits, batch["labels"], cfg.verdict_weight)
+                pos = {i: r for r, i in enumerate(shard)}
+                in_batch = [(r, pos[partner[i]]) for r, i in enumerate(shard)
+                            if i in partner and pos.get(partner[i], -1) > r]
+                margins = verdict_margins(logits, batch["labels"], yes_id, no_id)
+                pair_loss = pair_margin_loss(margins, in_batch, [train_s[i].label == YES for i in shard])
+                if in_batch:
+                    pair_history.append(float(pair_loss.detach()))
+                loss = loss + cfg.pair_margin * pair_loss
+            else:
+                loss = answer_loss(model, batch, cfg.verdict_weight)
             if probe is not None:
                 verdicts = torch.tensor([train_verdicts[i] for i in shard], device=accelerator.device)
                 probe_loss = probe.loss(verdicts, [train_s[i].subtask for i in shard])
                 if bool((verdicts != IGNORE).any()):  # a batch of relabelled samples only scores nothing
                     probe_history.append(float(probe_loss.detach()))
                 loss = loss + cfg.vision_aux * probe_loss
+                if colours:
+                    targets = torch.tensor([colours[i] for i in shard], device=accelerator.device)
+                    colour_loss = probe.colour_loss(targets)
+                    colour_history.append(float(colour_loss.detach()))
+                    loss = loss + cfg.object_aux * colour_loss
             accelerator.backward(loss)
             if warming:  # the language side waits: the clip budget and the updates go to the image path
                 for p in language:
@@ -219,6 +254,10 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                 record["stage"] = "vision-warmup"
             if probe_history:
                 record["probe_loss"] = round(tail_mean(probe_history, 10), 5)
+            if pair_history:
+                record["pair_loss"] = round(tail_mean(pair_history, 10), 5)
+            if colour_history:
+                record["colour_loss"] = round(tail_mean(colour_history, 10), 5)
             if end_of_epoch:
                 record["val_loss"] = evaluate_loss(model, val_items, pad_id, cfg.batch_size, accelerator.device)
             if step % 10 == 0 or end_of_epoch:
@@ -231,8 +270,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     probe_end = None
     if probe is not None:
         probe.close()
-        probe_end = tail_mean(probe_history, per_epoch)
-        if probe_history and stuck_at_chance(probe_end):
+        probe_end = tail_mean(probe_history, per_epoch) if probe_history else None
+        if probe_end is not None and stuck_at_chance(probe_end):
             console.warn(f"the vision probe ended at chance (loss {probe_end:.3f} over the last epoch, chance "
                          f"{CHANCE:.3f}): the model has likely learned to answer from the text alone; "
                          "retrain with another --lr / --vision-aux (see assets/aha/README.md)")
@@ -241,6 +280,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                "steps": step, "epochs": round(step / per_epoch, 3), "train_samples": len(train_items),
                "val_samples": len(val_items), "relabelled_samples": len(relabelled),
                "vision_probe_loss": None if probe_end is None else round(probe_end, 5),
+               "twin_pairs": len(pairs),
                "held_out_samples": len(held), "trainable_params": n_trainable,
                "first_loss": history[0] if history else None,
                "last_loss": tail_mean(history, 10) if history else None,
@@ -263,6 +303,32 @@ def _param_groups(language: list, params: list, probe: VisionProbe | None, image
     image = [p for p in params if id(p) not in taken] + (probe.parameters() if probe else [])
     groups = [{"params": language, "lr_scale": 1.0}, {"params": image, "lr_scale": image_scale}]
     return [g for g in groups if g["params"]]
+
+
+def _colour_word_ids(vlm: VLM):
+    """The LM's token id of each PALETTE word (a one-token word, as in the tiny word tokenizer)."""
+    import torch
+
+    ids = []
+    for colour in PALETTE:
+        tokens = vlm.tokenizer(colour, add_special_tokens=False)["input_ids"]
+        if len(tokens) != 1:
+            raise InputError(f"--object-aux-words: the tokenizer splits the colour word '{colour}' into "
+                             f"{len(tokens)} tokens; train without it")
+        ids.append(tokens[0])
+    return torch.tensor(ids)
+
+
+def _verdict_ids(items: list[dict[str, Any]], samples: list[Sample]) -> tuple[int, int]:
+    """Token ids of the first answer token of a "Yes" and of a "No" sample (the verdict words)."""
+    first = {}
+    for it, s in zip(items, samples, strict=True):
+        answer = it["labels"][it["labels"] != -100]
+        if len(answer):
+            first.setdefault(s.label == YES, int(answer[0]))
+        if len(first) == 2:
+            return first[True], first[False]
+    raise InputError("--pair-margin needs both Yes and No samples in the training split")
 
 
 def training_geometry(model: str, samples: list[Sample]) -> Geometry | None:

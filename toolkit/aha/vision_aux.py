@@ -67,7 +67,7 @@ class VisionProbe:
 
     isolate: bool = False  # hand the projector detached features (the tower learns from the probe alone)
 
-    def __init__(self, model, device, words: SubtaskWords | None = None):
+    def __init__(self, model, device, words: SubtaskWords | None = None, colours: int = 0, colour_ids=None):
         import torch
 
         projector = find_projector(model)
@@ -82,8 +82,22 @@ class VisionProbe:
             torch.nn.init.normal_(self.embed.weight, std=1.0)
             self.joint = torch.nn.Linear(width, 2).to(device)
             self.modules += [self.embed, self.joint]
+        if colours:  # the handled object's colour from the image alone (pairs.colour_labels)
+            self.colour = torch.nn.Linear(width, colours).to(device)
+            self.modules.append(self.colour)
         self._features = None
+        self._pooled = None
         self._hook = projector.register_forward_pre_hook(self._capture)
+        # colour_ids: the LM's token ids of the colour words. The colour is then read as the best match,
+        # over the image tokens the projector hands the LM, with each colour word's input embedding, so
+        # the image tokens carry the colour in the very space the LM reads the word in.
+        self.colour_ids = colour_ids
+        self._tokens = None
+        self._out_hook = projector.register_forward_hook(self._capture_out) if colour_ids is not None else None
+        self.embeddings = model.get_input_embeddings() if colour_ids is not None else None
+
+    def _capture_out(self, module, inputs, output):
+        self._tokens = output
 
     def _capture(self, module, inputs):
         self._features = inputs[0]
@@ -117,11 +131,26 @@ class VisionProbe:
             raise InputError("--vision-aux: the model's forward pass did not go through its projector")
         pooled = feats.float().reshape(verdicts.shape[0], -1, feats.shape[-1]).mean(dim=1)
         self._features = None
+        self._pooled = pooled
         keep = verdicts != IGNORE
         if not bool(keep.any()):
             return self.head.weight.sum() * 0.0  # keeps the graph: backward() stays valid
         logits = self.logits(pooled, subtasks)
         return F.cross_entropy(logits[keep], verdicts[keep])
+
+    def colour_loss(self, colours):
+        """Cross-entropy of the colour head on the image features `loss` last read; IGNORE skipped."""
+        import torch.nn.functional as F
+
+        keep = colours != IGNORE
+        if self._pooled is None or not bool(keep.any()):
+            return self.colour.weight.sum() * 0.0
+        if self.colour_ids is None:
+            return F.cross_entropy(self.colour(self._pooled)[keep], colours[keep])
+        tokens = self._tokens.float().reshape(colours.shape[0], -1, self._tokens.shape[-1])
+        words = self.embeddings.weight[self.colour_ids.to(tokens.device)].float()  # (colours, width)
+        logits = (tokens @ words.T).amax(dim=1) / tokens.shape[-1] ** 0.5
+        return F.cross_entropy(logits[keep], colours[keep])
 
     def state_dict(self) -> dict[str, Any]:
         return {str(i): m.state_dict() for i, m in enumerate(self.modules)}
@@ -134,3 +163,5 @@ class VisionProbe:
 
     def close(self) -> None:
         self._hook.remove()
+        if self._out_hook is not None:
+            self._out_hook.remove()

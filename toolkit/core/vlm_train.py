@@ -130,12 +130,17 @@ def prepare_model(model, *, full: bool, lora_r: int = 16, lora_alpha: int = 32, 
 def answer_loss(model, batch: dict[str, Any], first_token_weight: float = 1.0):
     """Token cross-entropy over the answer; the first answer token weighs `first_token_weight` times the
     others (a one-word verdict is then not drowned by a long explanation)."""
-    import torch.nn.functional as F
-
     if first_token_weight == 1.0:
         return forward(model, batch).loss
-    labels = batch["labels"]
-    logits = forward(model, {k: v for k, v in batch.items() if k != "labels"}).logits[:, :-1].float()
+    logits = forward(model, {k: v for k, v in batch.items() if k != "labels"}).logits
+    return answer_loss_of(logits, batch["labels"], first_token_weight)
+
+
+def answer_loss_of(logits, labels, first_token_weight: float = 1.0):
+    """`answer_loss` on logits already computed (a caller that also reads them)."""
+    import torch.nn.functional as F
+
+    logits = logits[:, :-1].float()
     target = labels[:, 1:]
     mask = target != -100
     ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.clamp(min=0).reshape(-1),
