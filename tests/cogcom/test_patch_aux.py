@@ -86,31 +86,15 @@ def test_a_few_steps_lower_the_patch_loss_and_the_model_call_ignores_targets(tin
     model.train()
     aux = PatchGrounding(model, 8, "cpu")
     params = [p for p in model.parameters() if p.requires_grad] + aux.parameters()
-    opt = torch.optim.Adam(params, lr=1e-2)
     batch = collate(items, vlm.tokenizer.pad_token_id)
-    losses = []
-    for _ in range(30):
-        forward(model, batch)  # the aux_ keys would break the model call if they reached it
-        loss = aux.loss(batch)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        losses.append(float(loss.detach()))
+    losses = _train(model, batch, aux.loss, params, 30)  # the aux_ keys would break the model call if they reached it
     aux.close()
     assert losses[-1] < 0.5 * losses[0], losses
     # the box-writing attention moves onto the sign's patches
     from toolkit.core.patch_aux import AttentionGrounding
 
     attention = AttentionGrounding(model)
-    opt = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=1e-2)
-    att = []
-    for _ in range(20):
-        forward(model, batch)
-        loss = attention.loss(batch)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        att.append(float(loss.detach()))
+    att = _train(model, batch, attention.loss, [p for p in model.parameters() if p.requires_grad], 20)
     attention.close()
     assert att[-1] < 0.5 * att[0], att
     assert model.config._attn_implementation != "eager"  # given back
@@ -120,3 +104,21 @@ def test_a_few_steps_lower_the_patch_loss_and_the_model_call_ignores_targets(tin
     forward(model, none)
     assert float(aux.loss(none).detach()) == 0.0
     aux.close()
+
+
+def _train(model, batch, loss_of, params, steps):
+    """Adam steps on one auxiliary loss; the loss after each step's forward."""
+    import torch
+
+    from toolkit.core.vlm_train import forward
+
+    opt = torch.optim.Adam(params, lr=1e-2)
+    losses = []
+    for _ in range(steps):
+        forward(model, batch)
+        loss = loss_of(batch)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        losses.append(float(loss.detach()))
+    return losses
