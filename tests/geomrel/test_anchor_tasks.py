@@ -35,6 +35,32 @@ def test_advanced_point_in_shape_wording_reads_and_flags_its_planted_labels():
     assert flags == {"V and W both lie on line SU": "ill-posed", "L is the midpoint of EK, inside": "mislabel"}
 
 
+MORE = ROOT / "assets" / "geomrel" / "fixture" / "anchor-advanced-more.jsonl"
+
+
+def test_rectangle_angle_names_transversal_pairs_and_segment_roles_read_and_flag_their_planted_labels():
+    """Hand-written items in the wording of the released advanced files' later parts: angle names in a rectangle with
+    a diagonal (complementary, alternate interior, adjacent, diagonal), the transversal figure without its order and
+    side clauses, "Is KR the midline / the altitude / the height / a radius / a diameter / one side of ...?", and the
+    shape file's "which lies on the segment", "angle K = angle N", "equal in length to the radius r" clauses."""
+    from toolkit.core.records import BadLines
+    from toolkit.geomrel.load import load_file
+
+    items = load_file(MORE, False, BadLines())
+    rows = [json.loads(line) for line in MORE.read_text().splitlines()]
+    verdicts = [verify_item(it) for it in items]
+    assert len(items) == 18 and all(v["reader"] == "anchor" and v["reason"] for v in verdicts)
+    correct = [(r["relation"], v["status"]) for r, v in zip(rows, verdicts, strict=True) if not r["planted_wrong"]]
+    assert correct == [(r["relation"], "agree") for r in rows if not r["planted_wrong"]]
+    flags = {r["planted_reason"]: v.get("flag") for r, v in zip(rows, verdicts, strict=True) if r["planted_wrong"]}
+    assert flags == {"angle PQS lies between a side and a diagonal and is never 90 degrees": "ill-posed",
+                     "two angles at one intersection are vertical whatever the second line does": "mislabel",
+                     "one angle is exterior, the other interior, on opposite sides": "mislabel",
+                     "a chord that misses the centre is not a diameter": "mislabel",
+                     "DU runs along the radius HD, so it cannot be tangent": "ill-posed",
+                     "Q is the midpoint of KP, inside the square": "mislabel"}
+
+
 def test_generated_anchor_tasks_read_back_and_agree_with_their_proven_labels():
     """Angle names, collinearity, a point in a shape and a segment in a shape, in the anchor's wording."""
     from toolkit.geomrel.anchor_tasks import generate_anchor

@@ -4,9 +4,10 @@ The released files state premises in free English ("Triangle ABC, E and F are th
 respectively", "Line AB is tangent to circle O at point C") and ask one of five questions: the relation of two lines,
 whether three points are collinear (also "Is point E on the line AB?", "Are lines AB and AE the same line?"), the name
 of an angle pair (vertical, supplementary, adjacent, diagonal, corresponding, alternate / consecutive interior or
-exterior) or whether a segment lies inside a shape. A body is split at commas and periods (basic files have no space
-after a period: "AB=5.What"); a clause no pattern reads is split once more at "with", "and", "such that", "where";
-what still does not read is reported as unparsed.
+exterior, complementary) or whether a segment lies inside a shape or plays a role in it ("Is AD the midline of triangle
+ABC?", "... the altitude / the height / one side / one diagonal / a radius / a diameter of ..."). A body is split at
+commas and periods (basic files have no space after a period: "AB=5.What"); a clause no pattern reads is split once
+more at "with", "and", "such that", "where"; what still does not read is reported as unparsed.
 
 Conventions the anchor's labels rely on, made explicit here: "line AB intersects line CD at E" puts E between A and B
 and between C and D; named polygons are convex with vertices in order; an unqualified trapezoid ABCD has one pair of
@@ -318,6 +319,80 @@ def _angle_value(m, st):
         st.add(("obtuse", ang))
 
 
+def _first_polygon_with(st, *vertices) -> str | None:
+    """The first-named polygon that has all the vertices: "angle E" means the main figure's angle."""
+    return next((n for n, kind in st.shapes.items() if kind != "circle" and not n.startswith("circle ")
+                 and all(v in n for v in vertices)), None)
+
+
+def _vertex_angle(m, st):
+    """"angle A = 90 degrees": the angle at vertex A of the first-named polygon that has it."""
+    name, v = _first_polygon_with(st, m.group("v")), m.group("v")
+    if name is None:
+        raise Unreadable(m.group(0))
+    st.add(("angle", _polygon_vertex_angle(st, v, name), float(m.group("deg"))))
+
+
+def _polygon_vertex_angle(st, v: str, name: str) -> str:
+    i = name.index(v)
+    return name[i - 1] + v + name[(i + 1) % len(name)]
+
+
+def _vertex_angles_equal(m, st):
+    """"angle A = angle E": two vertex angles of the first named polygon that has both vertices."""
+    v, w = m.group("v"), m.group("w")
+    name = _first_polygon_with(st, v, w)
+    if name is None:
+        raise Unreadable(m.group(0))
+    st.add(("angleeq", _polygon_vertex_angle(st, v, name), _polygon_vertex_angle(st, w, name)))
+
+
+def _radius_r(m, st):
+    """"segment JG is equal in length to the radius r": r is the radius of the circle defined "with radius r"."""
+    for f in st.facts:
+        if f[0] == "on" and ("circle " + f[1]) in st.shapes:
+            centre = next((g[2] for g in st.facts if g[0] == "circle" and g[1] == f[1]), None)
+            if centre:
+                st.add(("eqlen", m.group("s"), centre + f[2]))
+                return
+    raise Unreadable(m.group(0))
+
+
+def _on_circle_with_center(m, st):
+    st.circle(m.group("c"), m.group("center"))
+    st.add(("on", m.group("c"), m.group("p")))
+
+
+def _line_meets_circle_again(m, st):
+    """"the line OA intersects circle O at another point B": B on the circle and on line OA (B is not A)."""
+    c, p, seg = m.group("c"), m.group("p"), m.group("s")
+    st.circle(c, c)
+    st.add(("on", c, p), ("coll", seg + p))
+
+
+def _segment_tangent(m, st):
+    """"line segment AB is tangent to circle O": tangent at the endpoint that lies on the circle."""
+    s, c = m.group("s"), m.group("c")
+    touch = next((p for p in s if ("on", c, p) in st.facts), None)
+    if touch is None:
+        raise Unreadable(m.group(0))
+    st.add(("tangent", s, c, touch))
+
+
+def _bisects_angle(m, st):
+    ang, s = m.group("ang"), m.group("s")
+    if s[0] != ang[1]:
+        st.problems.append(f"{s} bisects ∠{ang} but does not pass through its vertex {ang[1]}")
+        return
+    st.add(("angleeq", ang[0] + ang[1] + s[1], s[1] + ang[1] + ang[2]))
+
+
+def _named_part(m, st):
+    """"AC is one of its diagonals", "DH as one of its sides": checked against the shape spoken of last."""
+    st.points |= set(m.group("s"))
+    st.side(m.group("s"), "diagonal" if "diagonal" in m.group(0).lower() else "side")
+
+
 def _triangle_center(m, st):
     name, what, p = m.group("name"), m.group("what"), m.group("p")
     st.polygon("triangle", name)
@@ -360,7 +435,9 @@ def _on_circle(m, st):
 
 
 def _diameter(m, st):
-    s, c = m.group("s"), m.group("c")
+    s, c = m.group("s"), m.group("c") or (st.last[1] if st.last and st.last[0] == "circle" else None)
+    if c is None:
+        raise Unreadable(m.group(0))
     st.circle(c, c)
     st.add(("mid", c, s), ("on", c, s[0]), ("on", c, s[1]))
 
@@ -585,6 +662,8 @@ def _tangent_point(m, st):
     st.add(("tangent", m.group("s"), c, m.group("p")))
     if m.group("x"):
         st.add(("beyond", m.group("p"), m.group("x")[::-1]))
+    if m.group("y"):
+        st.add(("between", m.group("p"), m.group("y")))
 
 
 def _circle_meets_again(m, st):
@@ -622,16 +701,17 @@ CLAUSES = [
     (rf"(?:if |in |for )?(?:a |an |the )?(?P<adj>right|isosceles|regular|equilateral|acute-angled)? ?"
      rf"(?P<kind>{SHAPE[1:-1]}) "
      rf"(?P<name>[A-Z]{{3,}})", _polygon_clause),
-    (rf"(?:if |in |for )?(?:triangle |quadrilateral )?(?P<name>[A-Z]{{3,}}) is (?P<what>(?:an? |another )?"
-     rf"(?:(?:right|isosceles|equilateral|regular|scalene|equiangular) )?(?:{SHAPE[1:-1]}|isosceles|equilateral|"
-     rf"scalene))", _named_is),
+    (rf"(?:if |in |for )?(?:the )?(?:triangle |quadrilateral )?(?P<name>[A-Z]{{3,}}) is (?:also )?"
+     rf"(?P<what>(?:an? |another )?(?:(?:right|isosceles|equilateral|regular|scalene|equiangular) )?"
+     rf"(?:{SHAPE[1:-1]}|isosceles|equilateral|scalene))", _named_is),
     (rf"(?:triangle )?(?P<name>[A-Z]{{3}}) is right-angled at {P.replace('(', '(?P<v>')}", _right_at),
     (r"(?:triangle )?(?P<name>[A-Z]{3}) is right-angled with ∠(?P<v>[A-Z]) = 90°", _right_at),
-    (r"(?:point )?(?P<pts>[A-Z](?: and [A-Z])?) (?:is|are) the midpoints? of (?:the )?(?P<word>side |diagonal )?"
-     r"(?P<segs>[A-Z]{2}(?: and [A-Z]{2})?)(?: respectively)?(?: in (?P<kind>parallelogram|triangle|rectangle|"
-     r"square) (?P<name>[A-Z]{3,}))?", _midpoint_clause),
+    (r"(?:point )?(?P<pts>[A-Z](?: and [A-Z])?) (?:is|are) the midpoints? of (?:the )?"
+     r"(?P<word>side |diagonal |segment )?(?P<segs>[A-Z]{2}(?: and [A-Z]{2})?)(?: respectively)?"
+     r"(?: in (?P<kind>parallelogram|triangle|rectangle|square) (?P<name>[A-Z]{3,}))?", _midpoint_clause),
     (r"(?P<pts>[A-Z] and [A-Z]) are points on sides (?P<segs>[A-Z]{2} and [A-Z]{2}) respectively", _on_sides),
-    (r"(?:point )?(?P<p>[A-Z]) (?:is (?:a |any )?point on|is on|lies on) (?:the )?(?P<word>side |segment |line )?"
+    (r"(?:point )?(?P<p>[A-Z]) (?:is (?:a |any )?point on|is on|lies on) (?:the )?(?:line (?=segment ))?"
+     r"(?P<word>side |segment |line )?"
      r"(?P<s>[A-Z]{2})(?P<notmid> but not the midpoint of [A-Z]{2})?", _on),
     (r"(?:point )?(?P<p>[A-Z]) (?:is (?:a )?point on|lies on) (?P<word>side |diagonal )?(?P<s>[A-Z]{2}) such that "
      r"(?P<first>[A-Z])(?P<second>[A-Z]) = (?P<num>\d+)/(?P<den>\d+) \* (?P<base>[A-Z]{2})", _ratio),
@@ -646,13 +726,14 @@ CLAUSES = [
     (r"(?:line )?(?P<s>[A-Z]{2}) is tangent to circle (?P<c>[A-Z]) at point (?P<p>[A-Z])", _tangent),
     (r"(?:in circle (?P<c>[A-Z]), )?point (?P<p>[A-Z]) is a point on the circle where (?P<s>[A-Z]{2}) is a tangent,? "
      r"and [A-Z] is the point of tangency(?: which is on the extension of (?P<x>[A-Z]{2}) in the opposite "
-     r"direction)?", _tangent_point),
+     r"direction| which lies on the segment (?P<y>[A-Z]{2}))?", _tangent_point),
     (r"(?:(?:in|for) triangle [A-Z]{3}, |triangle [A-Z]{3}, |with )?(?:let )?(?P<seg>[A-Z]{2}) (?:is |being |be |as )?"
      r"the (?:altitude|perpendicular) (?:drawn )?from vertex (?P<v>[A-Z]) to (?:the base |side )?(?P<base>[A-Z]{2})"
      r"(?:, with [A-Z] as the foot of the perpendicular|,? and point [A-Z] is the foot of this altitude)?", _altitude),
     (r"(?:in a plane, )?lines? (?P<a>[A-Z]{2}(?: and [A-Z]{2})?) (?:is|are both) perpendicular to (?:line )?"
      r"(?P<b>[A-Z]{2})(?: at point (?P<at>[A-Z]))?", _perp),
-    (r"(?P<a>[A-Z]{2}) (?:is parallel to|parallel to|\|\||∥) (?P<b>[A-Z]{2})", _par),
+    (r"(?:segment |side |line )?(?P<a>[A-Z]{2}) (?:is parallel to|parallel to|\|\||∥) (?:segment |side |line )?"
+     r"(?P<b>[A-Z]{2})", _par),
     (r"the vectors (?P<a>[A-Z]{2}) and (?P<b>[A-Z]{2}) \(do not coincide\) are proportional", _both_par),
     (r"the non-coincident lines (?P<a>[A-Z]{2}) and (?P<b>[A-Z]{2}) in the coordinate system have equal slopes",
      _both_par),
@@ -660,9 +741,15 @@ CLAUSES = [
     (r"line (?P<a>[A-Z]{2}) and line (?P<b>[A-Z]{2}) lie in the same plane and are non-intersecting", _both_par),
     (r"line [A-Z]{2} and line [A-Z]{2} lie in the same plane", _noop),
     (r"lines [A-Z]{2} and [A-Z]{2} both intersect with line [A-Z]{2}", _noop),
-    (r"(?P<a>[A-Z]{2}) = (?P<b>[A-Z]{2})", _eqlen),
+    (r"(?P<a>[A-Z]{2}) ?= ?(?P<b>[A-Z]{2})", _eqlen),
+    (r"(?P<s>[A-Z]{2}) (?:is one of its diagonals|is the other diagonal|as one of its sides)", _named_part),
+    (r"angle (?P<v>[A-Z]) = (?P<deg>\d+) degrees", _vertex_angle),
+    (r"angle (?P<ang>[A-Z]{3}) = (?P<what>\d+ degrees)", _angle_value),
+    (r"angle (?P<v>[A-Z]) = angle (?P<w>[A-Z])", _vertex_angles_equal),
+    (r"(?:line )?segment (?P<s>[A-Z]{2}) is equal in length to the radius r", _radius_r),
     (r"(?:line segment )?(?P<a>[A-Z]{2}) ?= ?(?P<v>\d+(?:\.\d+)?)", _length),
-    (r"(?:angle |∠)(?P<ang>[A-Z]{3}) is (?P<what>a right angle|acute|an acute angle|an obtuse angle|"
+    (r"(?:the measure of |the )?(?:angle |∠)(?P<ang>[A-Z]{3}) is (?:equal to )?(?P<what>a right angle|acute|"
+     r"an acute angle|an obtuse angle|"
      r"a straight angle|\d+ degrees)", _angle_value),
     (r"angle (?P<a>[A-Z]{3}) is equal to angle (?P<b>[A-Z]{3})", lambda m, st: st.add(("angleeq", m.group("a"),
                                                                                       m.group("b")))),
@@ -673,7 +760,13 @@ CLAUSES = [
     (r"(?:point )?(?P<p>[A-Z]) (?:is on|lies on) the extension of (?P<s>[A-Z]{2}) in the opposite direction",
      lambda m, st: st.add(("coll", m.group("s") + m.group("p")), ("beyond", m.group("p"), m.group("s")[::-1]))),
     (r"the length of side (?P<a>[A-Z]{2}) is equal to the length of side (?P<b>[A-Z]{2})", _eqlen),
-    (r"(?:the )?(?:line segment |segment |line )?(?P<a>[A-Z]{2}) is perpendicular to (?:segment |line )?"
+    (r"(?:the )?(?:line segment |segment )?(?P<a>[A-Z]{2}) is equal in length to (?:the )?(?:line segment |segment )?"
+     r"(?P<b>[A-Z]{2})", _eqlen),
+    (r"the area of triangle [A-Z]{3} is equal to the area of triangle [A-Z]{3}", _noop),
+    (r"(?:the )?circle [A-Z] has a radius of \d+(?: units)?", _noop),
+    (r"the length of side [A-Z]{2} is equal to the radius of circle [A-Z]", _noop),
+    (r"(?:the )?(?:line segment |segment |line |diagonal )?(?P<a>[A-Z]{2}) is perpendicular to (?:line segment |"
+     r"segment |line |diagonal |side )?"
      r"(?P<b>[A-Z]{2})", lambda m, st: st.add(("perp", m.group("a"), m.group("b")))),
     (r"a circle with center (?P<c>[A-Z]) and radius (?P<r>[A-Z]{2}) intersects the line (?P<s>[A-Z]{2}) at another "
      r"point (?P<p>[A-Z])", _circle_meets_again),
@@ -686,9 +779,35 @@ CLAUSES = [
      _concyclic),
     (r"(?:triangle )?(?P<name>[A-Z]{3}) is inscribed in circle (?P<c>[A-Z])", _inscribed),
     (r"circle (?P<c>[A-Z]) passes through points (?P<pts>[A-Z], [A-Z],? and [A-Z])", _circle_through),
-    (r"(?P<pts>[A-Z](?: and [A-Z])?) (?:is a point|are any two distinct points|is any point) on (?:circle "
-     r"(?P<c>[A-Z])|the circumference of the circle)", _on_named_circle),
-    (r"line segment (?P<s>[A-Z]{2}) is the diameter of circle (?P<c>[A-Z])", _diameter),
+    (r"(?:points? )?(?P<pts>[A-Z](?: and [A-Z])?) (?:is a point|are any two distinct points|are two points|"
+     r"is any point|lies) on (?:circle "
+     r"(?P<c>[A-Z])|the circumference of the circle|the circle)", _on_named_circle),
+    (r"(?:the )?line segment (?P<s>[A-Z]{2}) is the diameter of circle (?P<c>[A-Z])", _diameter),
+    (r"(?:line )?(?P<s>[A-Z]{2}) is a diameter of (?:circle (?P<c>[A-Z])|the circle)", _diameter),
+    (r"point (?P<p>[A-Z]) is a point on circle (?P<c>[A-Z]) \(with center (?P<center>[A-Z])\)", _on_circle_with_center),
+    (r"point (?P<p>[A-Z]) is a point on the extension of (?P<s>[A-Z]{2})",
+     lambda m, st: st.add(("coll", m.group("s") + m.group("p")), ("beyond", m.group("p"), m.group("s")))),
+    (r"the line (?P<s>[A-Z]{2}) intersects circle (?P<c>[A-Z]) at another point (?P<p>[A-Z])",
+     _line_meets_circle_again),
+    (r"(?:the )?line (?P<s>[A-Z]{2}) passes exactly through the center (?P<c>[A-Z])",
+     lambda m, st: st.add(("coll", m.group("s") + m.group("c")))),
+    (r"(?:the )?line (?P<s>[A-Z]{2}) does not pass through the center (?P<c>[A-Z])",
+     lambda m, st: st.add(("noncoll", m.group("s") + m.group("c")))),
+    (r"line segment (?P<s>[A-Z]{2}) is tangent to circle (?P<c>[A-Z])", _segment_tangent),
+    (r"(?:the )?line (?P<s>[A-Z]{2}) bisects angle (?P<ang>[A-Z]{3})", _bisects_angle),
+    (r"(?:the )?diagonals (?P<a>[A-Z]{2}) and (?P<b>[A-Z]{2}) are perpendicular(?: to each other)?",
+     lambda m, st: st.add(("perp", m.group("a"), m.group("b")))),
+    (r"(?:the )?diagonals (?P<a>[A-Z]{2}) and (?P<b>[A-Z]{2}) intersect at point (?P<p>[A-Z])",
+     lambda m, st: st.add(("coll", m.group("a") + m.group("p")), ("coll", m.group("b") + m.group("p")))),
+    (r"angle (?P<v>[A-Z]) is (?:congruent|equal) to angle (?P<w>[A-Z])", _vertex_angles_equal),
+    (r"(?:the angle at vertex|the measure of angle) (?P<v>[A-Z]) is (?P<deg>\d+) degrees", _vertex_angle),
+    (r"(?:segment )?(?P<a>[A-Z]{2}) is equal to (?:segment )?(?P<b>[A-Z]{2})", _eqlen),
+    (r"segment [A-Z]{2} is equal to \d+ units|the length of side [A-Z]{2} is \d+ units", _noop),
+    (r"point (?P<p>[A-Z]) is the intersection of line (?P<s>[A-Z]{2}) and the diameter of circle (?P<c>[A-Z]) "
+     r"passing through point (?P<q>[A-Z])",
+     lambda m, st: st.add(("coll", m.group("s") + m.group("p")), ("coll", m.group("c") + m.group("q") + m.group("p")))),
+    (r"the circle [A-Z] is inscribed in the (?:hexagon|pentagon|octagon|quadrilateral|triangle) [A-Z]+", _noop),
+    (r"(?:point )?(?P<pts>[A-Z]) lies on the circumference of circle (?P<c>[A-Z])", _on_named_circle),
     (r"line segment (?P<s>[A-Z]{2}) is a chord of circle (?P<c>[A-Z])", _chord),
     (r"(?P<c>[A-Z]) is a circle with center (?P<center>[A-Z]) and radius r", _circle_def),
     (r"(?:a|[A-Z]) circle with center (?P<center>[A-Z]) intersects (?P<s>[A-Z]{2}) at points (?P<pts>[A-Z] and [A-Z])",
@@ -743,7 +862,7 @@ CLAUSES = [
      lambda m, st: st.add(("coll", m.group("s") + m.group("p")),
                           ("beyond", m.group("p"), m.group("s") if m.group("e") == m.group("s")[1]
                            else m.group("s")[::-1]))),
-    (r"(?P<h>[A-Z]) is the foot of the perpendicular from (?P<p>[A-Z]) to line (?P<s>[A-Z]{2})",
+    (r"(?P<h>[A-Z]) is the foot of the perpendicular from (?P<p>[A-Z]) to (?:line|side) (?P<s>[A-Z]{2})",
      lambda m, st: st.add(("coll", m.group("s") + m.group("h")), ("perp", m.group("p") + m.group("h"), m.group("s")))),
     (r"(?P<r>[A-Z]) is the reflection of (?P<p>[A-Z]) about point (?P<q>[A-Z])",
      lambda m, st: st.add(("mid", m.group("q"), m.group("p") + m.group("r")))),
@@ -802,8 +921,11 @@ QUESTIONS = [
     (r"is line segment (?P<s>[A-Z]{2}) inside (?P<shape>[a-z]+) (?P<name>[A-Z]+)", "segment"),
     (r"is point (?P<s>[A-Z]) inside (?P<shape>[a-z]+) (?P<name>[A-Z]+)", "point"),
     (r"what is the relationship between point (?P<s>[A-Z]) and (?P<shape>[a-z]+) (?P<name>[A-Z]+)", "point"),
+    (r"is (?P<s>[A-Z]{2}) (?:the|a|an|one) (?P<role>midline|angle bisector|altitude|height|diagonal|side|radius|"
+     r"diameter) of (?P<shape>triangle|quadrilateral|parallelogram|circle) (?P<name>[A-Z]+)", "role"),
 ]
-Q_START = re.compile(r"(What is the relationship|Are points|Do points|Is point|Are lines|Is line segment)")
+Q_START = re.compile(r"(What is the relationship|Are points|Do points|Is point|Are lines|Is line segment|"
+                     r"Is [A-Z]{2} (?:the|a|an|one) )")
 
 
 @dataclass

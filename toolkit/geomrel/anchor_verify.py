@@ -20,7 +20,8 @@ OPTION = {"parallel": "Parallel", "perpendicular": "Perpendicular",
           "diagonal": "Diagonal angles", "corresponding": "Corresponding angles",
           "alternate interior": "Alternate interior angles", "alternate exterior": "Alternate exterior angles",
           "consecutive interior": "Consecutive interior angles",
-          "consecutive exterior": "Consecutive exterior angles", "none": "None of the above"}
+          "consecutive exterior": "Consecutive exterior angles", "complementary": "Complementary angles",
+          "none": "None of the above"}
 
 
 def _norm(text: str) -> str:
@@ -49,7 +50,7 @@ def decide(reading: anchor_read.Reading, seed: int = 0, samples: int = 6) -> dic
         if line and len(line) == 2 and line[0] == line[1]:
             return {"derived": None, "problem": f"line {line} names one point", "reason": f"ill-posed: {line} names "
                     "one point, not a line"}
-    if q["kind"] in ("segment", "point"):
+    if q["kind"] in ("segment", "point", "role"):
         known = q["name"] in st.shapes or ("circle " + q["name"]) in st.shapes
         if not known:
             return {"derived": None, "problem": f"{q['shape']} {q['name']} is never described",
@@ -72,6 +73,8 @@ def decide(reading: anchor_read.Reading, seed: int = 0, samples: int = 6) -> dic
         return _collinear(fig, pts, xs, rng)
     if kind in ("segment", "point"):
         return _segment(fig, st, q, xs)
+    if kind == "role":
+        return _role(fig, st, q, xs)
     return _angles(fig, st, q["a"], q["b"], xs, rng)
 
 
@@ -170,6 +173,62 @@ def _segment(fig, st, q, xs):
             + (" (convex, as named)" if len(name) > 4 else "")}
 
 
+def _role(fig, st, q, xs):
+    """Is segment s a side / diagonal / median ("midline") / angle bisector / altitude / height / radius / diameter?"""
+    s, role, name = q["s"], q["role"].lower(), q["name"]
+    if role in ("side", "diagonal"):  # by the vertex order alone
+        n = len(name)
+        adjacent = set(s) <= set(name) and (name.index(s[0]) - name.index(s[1])) % n in (1, n - 1)
+        opposite = set(s) <= set(name) and not adjacent
+        yes = adjacent if role == "side" else opposite
+        return {"derived": "yes" if yes else "no",
+                "reason": f"{s} {'is' if yes else 'is not'} {'a side' if role == 'side' else 'a diagonal'} of {name}"}
+    found = {_role_holds(fig, fig.coords(x), s, role, name) for x in xs}
+    if len(found) > 1:
+        return {"derived": "cannot", "reason": f"{s} is the {role} of {name} in some figures and not in others"}
+    yes = found.pop()
+    what = "median (the anchor's 'midline')" if role == "midline" else role
+    return {"derived": "yes" if yes else "no",
+            "reason": f"{s} {'is' if yes else 'is not'} {'an' if what[0] in 'aeiou' else 'a'} {what} of {name} "
+                      "in every figure the premises allow"}
+
+
+def _role_holds(fig, P, s, role, name) -> bool:
+    tol = 1e-6
+    if role in ("radius", "diameter"):
+        c, r = fig.centre(P, name), P["r:" + name]
+        on = [abs(np.linalg.norm(P[p] - c) - r) <= tol * r for p in s]
+        if role == "radius":
+            return any(np.linalg.norm(P[p] - c) <= tol * r for p in s) and any(on)
+        return all(on) and np.linalg.norm((P[s[0]] + P[s[1]]) / 2 - c) <= tol * r
+    scale = max(np.linalg.norm(P[a] - P[b]) for a in name for b in name)
+    if role == "height":  # one end on a side's line, the other on the opposite side's line, perpendicular to both
+        for i in range(2):
+            l1, l2 = name[i] + name[i + 1], name[i + 2] + name[(i + 3) % 4]
+            for a, b in (s, s[::-1]):
+                if (abs(_cross(_unit(P[l1[1]] - P[l1[0]]), P[a] - P[l1[0]])) <= tol * scale
+                        and abs(_cross(_unit(P[l2[1]] - P[l2[0]]), P[b] - P[l2[0]])) <= tol * scale
+                        and abs(np.dot(_unit(P[b] - P[a]), _unit(P[l1[1]] - P[l1[0]]))) <= tol):
+                    return True
+        return False
+    for v in s:  # triangle cevians: from a vertex to the opposite side
+        if v not in name:
+            continue
+        foot = s.replace(v, "")
+        b, c = [x for x in name if x != v]
+        X, V, B, C = P[foot], P[v], P[b], P[c]
+        on_line = abs(_cross(_unit(C - B), X - B)) <= tol * scale
+        if role == "midline" and np.linalg.norm(X - (B + C) / 2) <= tol * scale:
+            return True
+        if role == "altitude" and on_line and abs(np.dot(_unit(X - V), _unit(C - B))) <= tol:
+            return True
+        if role == "angle bisector" and on_line and np.dot(B - X, C - X) < 0:
+            u, w, d = _unit(B - V), _unit(C - V), _unit(X - V)
+            if abs(np.dot(u, d) - np.dot(w, d)) <= tol:
+                return True
+    return False
+
+
 def _on_one_side(p, q, ring) -> bool:
     n = len(ring)
     for i in range(n):
@@ -188,6 +247,10 @@ def _angles(fig, st, a, b, xs, rng):
     if len(kinds) > 1:
         return {"derived": "cannot", "reason": f"∠{a}, ∠{b} are {' or '.join(sorted(kinds))} in different figures"}
     kind = kinds.pop()
+    if kind == "none":  # no positional name: two angles summing to 90° in every figure are complementary
+        sums = [_measure(fig.coords(x), a) + _measure(fig.coords(x), b) for x in xs]
+        if max(abs(t - 90) for t in sums) < 1e-6:
+            return {"derived": "complementary", "reason": f"∠{a} + ∠{b} = 90° in every figure the premises allow"}
     if a[1] == b[1]:  # a special position (arms made opposite) may give the pair a name
         for extra, opens in _arm_lines(a, b):
             x = _reach(fig, extra, xs, rng, opens=opens)
@@ -195,6 +258,11 @@ def _angles(fig, st, a, b, xs, rng):
                 return {"derived": "cannot", "reason": f"∠{a}, ∠{b} are {kind} here but {other} in another figure",
                         "witness": _witness(fig, x)}
     return {"derived": kind, "reason": f"∠{a} and ∠{b} are {kind} in every figure the premises allow"}
+
+
+def _measure(P, ang) -> float:
+    u, v = P[ang[0]] - P[ang[1]], P[ang[2]] - P[ang[1]]
+    return float(np.degrees(np.arccos(np.clip(np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v)), -1, 1))))
 
 
 def _arm_lines(a, b):
