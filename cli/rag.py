@@ -367,25 +367,33 @@ def world(
 @app.command()
 def train(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the reader (config, weights, tokenizer).")],
-    minutes: Annotated[float, typer.Option("--minutes", min=0.1, help="Wall-clock cap of training.")] = 20.0,
-    chunk_minutes: Annotated[float | None, typer.Option("--chunk-minutes", min=0.05, help="Stop after this many "
+    steps: Annotated[int, typer.Option("--steps", min=1, help="Optimizer steps; the curriculum and learning rate "
+                                       "follow the share done.")] = 3000,
+    minutes: Annotated[float | None, typer.Option("--minutes", min=0.01, help="Cap on the summed training time "
+                                                  "(the run pauses there, resumable).")] = None,
+    chunk_minutes: Annotated[float | None, typer.Option("--chunk-minutes", min=0.01, help="Stop after this many "
                                                         "minutes and leave a checkpoint for --resume.")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue from OUT/checkpoint.pt (same --minutes, "
+    resume: Annotated[bool, typer.Option("--resume", help="Continue from OUT/checkpoint.pt (same --steps, "
                                          "--seed).")] = False,
+    init_from: Annotated[Path | None, typer.Option("--init-from", help="Start from this reader's weights "
+                                                   "(curriculum `warm`).")] = None,
+    curriculum: Annotated[str | None, typer.Option("--curriculum", help="scratch or warm (default: warm with "
+                                                   "--init-from, else scratch).")] = None,
     seed: SeedOpt = None,
 ):
-    """Train the tiny reader from scratch on training worlds (seeds 0-99) to a wall-clock cap, in chunks if asked.
+    """Train the tiny reader on training worlds (seeds 0-99) for a budget of optimizer steps, in chunks if asked.
 
-    Example: reason rag train --out assets/rag/reader --minutes 20
-    (chunks: --minutes 50 --chunk-minutes 10, then the same with --resume until it reports complete)
+    Example: reason rag train --out assets/rag/reader --steps 3000
+    (chunks: --steps 3000 --chunk-minutes 10, then the same with --resume until it reports complete)
     """
     from toolkit.core import console
     from toolkit.rag.train import train as run_training
 
-    summary = run_training(out, minutes=minutes, seed=seed_or_global(seed), chunk_minutes=chunk_minutes,
-                           resume=resume)
+    summary = run_training(out, steps=steps, minutes=minutes, seed=seed_or_global(seed), chunk_minutes=chunk_minutes,
+                           resume=resume, init_from=init_from, curriculum=curriculum)
     state = "complete" if summary["complete"] else "paused: continue with --resume"
-    console.info(f"trained {summary['steps']} steps in {summary['train_seconds']} s -> {out} ({state})")
+    console.info(f"trained {summary['steps']} of {steps} steps in {summary['train_seconds']} s "
+                 f"({summary['cpu_seconds']} CPU s) -> {out} ({state})")
 
 
 @app.command()

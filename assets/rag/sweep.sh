@@ -6,7 +6,8 @@ set -euo pipefail
 STEP=$1
 DIR=$2
 R="python -m cli --seed 0"
-LLM="hf:assets/rag/reader?device=cpu&batch_size=32"
+# READER: another reader directory to sweep (default: the shipped one)
+LLM="hf:${READER:-assets/rag/reader}?device=cpu&batch_size=32"
 ARGS=()
 for s in 1000 1001 1002; do ARGS+=(--questions $DIR/w$s/claim.jsonl --index $DIR/w$s/idx --demos $DIR/w$s/demos.jsonl); done
 BUDGETS=1k,2k,4k,8k

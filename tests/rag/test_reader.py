@@ -23,13 +23,6 @@ def _acc(answers, qs):
     return sum(accuracy(a["prediction"], q["answers"]) for a, q in zip(answers, qs, strict=True)) / len(qs)
 
 
-# The shipped reader misses both targets (measured 0.725 for the first, 0.0 vs 0.0 for the second; diagnosis in
-# assets/rag/README.md). The targets stay; strict xfail turns into a failure as soon as a reader meets them.
-MISSED = pytest.mark.xfail(strict=True,
-                           reason="shipped reader under target (0.725; 0.0 vs 0.0); see assets/rag/README.md")
-
-
-@MISSED
 def test_one_hop_with_gold_among_eight_distractors(setup):
     w, idx, llm = setup
     qs = [q.record() for q in w.questions if q.hops == 1 and q.split == "test"][:40]
@@ -39,13 +32,56 @@ def test_one_hop_with_gold_among_eight_distractors(setup):
     assert _acc(answers, qs) >= 0.9
 
 
-@MISSED
-def test_iterdrag_beats_rag_on_three_hops(setup):
+READS_BY_PLACE = ("the shipped reader reads by place: BM25 ranks the gold document first (written nearest the "
+                  "question); with it elsewhere among the same nine documents it scores 0.20 (fresh worlds 1003/1007, "
+                  "n=80), where copying from one fixed place scores 0.16 on the held-out check (assets/rag/README.md)")
+
+
+@pytest.mark.xfail(strict=True, reason=READS_BY_PLACE)
+def test_one_hop_reads_the_asked_entity_wherever_its_document_stands(setup):
+    import random
+
+    from toolkit.rag import prompts
+
+    w, idx, llm = setup
+    qs = [q for q in w.questions if q.hops == 1 and q.split == "test"][:40]
+    by_id = {d.id: d.record() for d in w.docs}
+    rng, requests = random.Random(0), []
+    for q in qs:
+        gold = by_id[q.decomposition[0]["doc"]]
+        docs = [d for d in idx.top(q.question, 9) if d["id"] != gold["id"]][:8]
+        docs.insert(rng.randint(0, len(docs)), gold)
+        requests.append(prompts.messages(prompts.build_prompt("rag", q.question, docs, [])))
+    outs = llm.complete_many(requests, temperature=0.0, max_tokens=32, stop=["\n"])
+    acc = sum(accuracy(prompts.parse_line(o.text)[1], q.answers) for o, q in zip(outs, qs, strict=True)) / len(qs)
+    assert acc >= 0.9, acc
+
+
+def test_best_iterdrag_beats_best_rag_on_three_hops(setup):
+    """Claim 1 on a fresh world: the best IterDRAG configuration (within 4k tokens) against the best RAG one."""
+    from toolkit.core.stats import paired_bootstrap
+
     w, idx, llm = setup
     qs = [q.record() for q in w.questions if q.hops == 3 and q.split == "test"][:30]
-    it = _acc(Runner(llm, idx).run(qs, Config("iterdrag", 4, 0, 3)), qs)
-    rag = _acc(Runner(llm, idx).run(qs, Config("rag", 16)), qs)
-    assert it >= rag + 0.25, (it, rag)
+
+    def per_question(cfg):
+        recs = Runner(llm, idx).run(qs, cfg)
+        assert all(r["effective_tokens"] <= 4000 for r in recs)
+        return [accuracy(r["prediction"], q["answers"]) for r, q in zip(recs, qs, strict=True)]
+
+    it = max((per_question(Config("iterdrag", k, 0, 4)) for k in (1, 4)), key=sum)
+    rag = max((per_question(Config("rag", k)) for k in (1, 4, 16)), key=sum)
+    gain = paired_bootstrap(it, rag)
+    assert sum(it) / len(qs) >= 0.55 and gain["diff"] >= 0.30 and gain["excludes_zero"], gain
+
+
+@pytest.mark.xfail(strict=True, reason="with k=4 the chain's later documents come from four retrievals and the shipped "
+                                       "reader, reading by place, misses them: 2-hop IterDRAG k=4 0.18-0.23 against "
+                                       "0.87-0.90 at k=1 (fresh worlds 1003/1007/1008/1009, n=60 each pair)")
+def test_two_hop_chains_read_among_four_documents_a_step(setup):
+    w, idx, llm = setup
+    qs = [q.record() for q in w.questions if q.hops == 2 and q.split == "test"][:30]
+    assert _acc(Runner(llm, idx).run(qs, Config("iterdrag", 4, 0, 3)), qs) >= 0.6
 
 
 def _chain_scores(answers, qs):
@@ -62,8 +98,6 @@ def test_one_and_two_hop_chains_ask_one_follow_up_per_hop(setup):
         assert s["chain_matches_hops"] >= 0.9 and s["calls"] == pytest.approx(2 * hops + 1, abs=0.3), s
 
 
-@pytest.mark.xfail(strict=True, reason="shipped reader stops one hop early on 3-hop chains: measured 0/30 chains with "
-                                       "3 follow-ups, 2.0 follow-ups and 5.0 calls a question (n=4 allowed)")
 def test_three_hop_chains_ask_three_follow_ups(setup):
     w, idx, llm = setup
     qs = [q.record() for q in w.questions if q.hops == 3 and q.split == "test"][:30]
