@@ -50,7 +50,7 @@ def test_prompt_schema_is_read_by_sqlite_with_quoted_names(schema):
     "SELECT city FROM shop WHERE shop_id IN (SELECT T1.shop_id FROM `Order Details` AS T1 WHERE T1.`order id` > 2)",
     "SELECT CAST(COUNT(*) AS REAL) AS n FROM shop GROUP BY city ORDER BY n DESC LIMIT 1",
     "WITH big AS (SELECT city FROM shop) SELECT city FROM big",
-    "SELECT sub.city FROM (SELECT city FROM shop) AS sub",
+    "SELECT s.city FROM (SELECT city FROM shop) AS s",
     "SELECT city FROM shop WHERE city = 'it''s' UNION SELECT city FROM shop",
 ])
 def test_valid_queries_scan_to_the_end(schema, sql):
@@ -67,6 +67,9 @@ def test_valid_queries_scan_to_the_end(schema, sql):
     "SELECT T1.city FROM shop WHERE city = 1",     # T1 is never declared
     "SELECT city FROM shop WHERE FROM shop",       # FROM out of clause order
     "SELECT city FROM shop)",                      # a parenthesis never opened
+    "SELECT city FROM shop WHERE pi = 1",          # a function, not a column
+    "SELECT city FROM shop ORDER city",            # ORDER without BY
+    "SELECT city FROM shop WHERE generated = 1",   # a DDL keyword is no column
 ])
 def test_invalid_queries_are_rejected_or_cannot_end(schema, sql):
     state = scan(schema, sql)
@@ -113,8 +116,8 @@ def test_after_an_alias_dot_only_that_tables_columns(schema):
 def test_bare_names_come_from_the_schema_and_mixed_tokens_are_judged_whole(schema):
     bare = _step(schema, ["SELECT", " "])
     assert bare["city"] == 0.0 and bare["COUNT"] == 0.0 and bare["ship"] == float("-inf")
-    assert bare["cty"] == 0.0    # three letters: it may still be an alias (cty.city) that FROM declares
-    assert bare["xyz"] == 0.0    # an alias-like qualifier before FROM (xyz.city) may still be declared
+    assert bare["T1"] == 0.0     # an alias used before FROM declares it (T1.city)
+    assert bare["cty"] == float("-inf") and bare["xyz"] == float("-inf")
     mixed = _step(schema, ["SELECT", " ", "city"])
     assert mixed[" FROM"] == 0.0 and mixed[".city"] == float("-inf")  # city is a column, not a qualifier
 

@@ -6,9 +6,12 @@ for identifiers, the failure the small generator shows on databases it has never
 - after FROM / JOIN (and a comma of a FROM list) an identifier must be a table of the schema (or a CTE);
 - after `Q.` it must be a column of Q: a table, or an alias the query declares;
 - a bare identifier must be a keyword, a function, a column, a table, or a name the query declares
-  (`AS cnt`, an alias, a CTE). A qualifier used before its FROM clause declares it (`SELECT T1.name FROM
-  shop AS T1`) must look like an alias (1-3 letters, then 0-2 digits): its columns are checked against the
-  table once the alias is declared, and the query cannot end while such an alias is undeclared.
+  (`AS cnt`, an alias, a CTE); a function name must open its parentheses. A qualifier used before its FROM
+  clause declares it (`SELECT T1.name FROM shop AS T1`) must look like an alias (one letter, then 0-2 digits):
+  its columns are checked against the table once the alias is declared, and no clause after FROM may start
+  (nor the query end) while such an alias is undeclared.
+A few clause rules come along because they cost nothing: clause keywords in SQLite's order (no FROM after
+WHERE), BY only after GROUP / ORDER / PARTITION and always after them, no parenthesis after a table name.
 Quoted identifiers (`"Order Details"`, `` `Order Qty` ``, `[Order Qty]`) are matched whole, spaces and all.
 Names match case-insensitively, as SQLite matches them. String literals and numbers are free.
 """
@@ -19,21 +22,17 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-FORWARD_ALIAS = re.compile(r"[a-z]{1,3}[0-9]{0,2}")  # prefix-closed: every prefix of a match matches
+FORWARD_ALIAS = re.compile(r"[a-z][0-9]{0,2}")  # T1, a: prefix-closed (every prefix of a match matches)
 PLAIN = re.compile(r"[a-z_][a-z0-9_$]*")
 QUOTES = {'"': '"', "`": "`", "[": "]"}
 
+# Keywords that a SELECT query may hold (DDL words and type names are left out: a type only follows AS, where
+# any name may stand, and `WHERE generated = 1` should not pass for a column).
 KEYWORDS = frozenset("""
-abort action add after all alter always analyze and as asc attach autoincrement before begin between by cascade
-case cast check collate column commit conflict constraint create cross current current_date current_time
-current_timestamp database default deferrable deferred delete desc detach distinct do drop each else end escape
-except exclude exclusive exists explain fail filter first following for foreign from full generated glob group
-groups having if ignore immediate in index indexed initially inner insert instead intersect into is isnull join
-key last left like limit match materialized natural no not nothing notnull null nulls of offset on or order
-others outer over partition plan pragma preceding primary query raise range recursive references regexp reindex
-release rename replace restrict returning right rollback row rows savepoint select set table temp temporary then
-ties to transaction trigger unbounded union unique update using vacuum values view virtual when where window with
-without true false integer real text numeric float blob date int
+all and as asc between by case cast collate cross current current_date current_time current_timestamp desc distinct
+else end escape except exists false filter first following from full glob group groups having in inner intersect
+is isnull join last left like limit match natural not notnull null nulls offset on or order outer over partition
+preceding range recursive regexp right row rows select then true unbounded union using when where window with
 """.split())
 FUNCTIONS = frozenset("""
 abs avg changes char coalesce count cume_dist date datetime dense_rank first_value format glob group_concat hex
@@ -90,6 +89,9 @@ class Sorted:
         return out
 
 
+_BY = Sorted(["by"])
+
+
 class SchemaNames:
     """The tables and columns a query may name (lower case), from {table: [column, ...]}."""
 
@@ -137,10 +139,11 @@ class ScanState:
     names: frozenset[str] = frozenset()  # declared column aliases and CTE names
     ctes: frozenset[str] = frozenset()
     started: bool = False
+    prev: str = ""  # the last keyword, when the last word was one
 
     def clone(self) -> ScanState:
         return ScanState(self.schema, self.mode, self.word, self.closer, self.role,
-                         [f.clone() for f in self.frames], self.names, self.ctes, self.started)
+                         [f.clone() for f in self.frames], self.names, self.ctes, self.started, self.prev)
 
     # ---- what the identifier being typed may become -------------------------------------------------------
     def _aliases(self) -> set[str]:
@@ -159,6 +162,8 @@ class ScanState:
                 return None
             return [(s.column_sets[role[1]] if role[1] != "*" else s.column_names)[pick]], set(), frozenset()
         if kind == BARE:
+            if self.prev in ("group", "order", "partition"):
+                return [_BY], set(), frozenset()
             if quoted:
                 return [s.quoted_bare], set(self.names) | self._aliases() | set(self.ctes), frozenset()
             return [s.bare], set(self.names) | self._aliases() | set(self.ctes), self.excluded_keywords()
@@ -169,8 +174,10 @@ class ScanState:
         while an alias used before it is still undeclared)."""
         return frozenset(k for k in (*_AFTER, "with") if not self.keyword_ok(k))
 
-    def keyword_ok(self, low: str) -> bool:
+    def keyword_ok(self, low: str, prev: str | None = None) -> bool:
         frame = self.frames[-1]
+        if low == "by":
+            return (self.prev if prev is None else prev) in ("group", "order", "partition")
         if low == "with":
             return len(self.frames) == 1 and frame.clause is None and not frame.query
         if low not in _AFTER:
@@ -253,6 +260,9 @@ class ScanState:
             return True
         if not self._complete_ok(low, quoted):
             raise Invalid(f"{word}: not a name of the schema here")
+        prev, self.prev = self.prev, ""
+        if kind == BARE and not quoted and low in FUNCTIONS and nxt != "(" and not self._is_name(low):
+            raise Invalid(f"{word}: a function name without its parentheses")
         if kind == COLUMN:
             if len(self.role) > 2:  # a column of an alias not declared yet
                 self._scope().pending.setdefault(self.role[2], set()).add(low)
@@ -277,12 +287,19 @@ class ScanState:
             after_table = self.role if kind == AFTER_TABLE else None
             self.role = (BARE,)
             if not quoted:
-                self._keyword(low, frame, after_table)
+                self._keyword(low, frame, after_table, prev)
         return False
 
-    def _keyword(self, low: str, frame: Frame, after_table: tuple | None) -> None:
-        if not self.keyword_ok(low):
+    def _is_name(self, low: str) -> bool:
+        """A keyword, column, table or declared name (not only a function)."""
+        return (low in KEYWORDS or low in self.schema.all_columns or low in self.schema.tables or low in self.names
+                or low in self.ctes or self._lookup(low)[0])
+
+    def _keyword(self, low: str, frame: Frame, after_table: tuple | None, prev: str) -> None:
+        if not self.keyword_ok(low, prev):
             raise Invalid(f"{low.upper()} cannot stand here")
+        if low in KEYWORDS:
+            self.prev = low
         if low in ("from", "join"):
             frame.clause = low
             self.role = (TABLE,)
