@@ -70,6 +70,8 @@ def test_valid_queries_scan_to_the_end(schema, sql):
     "SELECT city FROM shop WHERE pi = 1",          # a function, not a column
     "SELECT city FROM shop ORDER city",            # ORDER without BY
     "SELECT city FROM shop WHERE generated = 1",   # a DDL keyword is no column
+    "SELECT shop_id FROM `Order Details` WHERE city = 'Oslo'",  # city is shop's, and shop is not in FROM
+    "SELECT city FROM `Order Details`",            # the same, named before FROM
 ])
 def test_invalid_queries_are_rejected_or_cannot_end(schema, sql):
     state = scan(schema, sql)

@@ -191,7 +191,8 @@ class SchemaConstraint:
         base = state.word.lower() if mode in ("i", "q") else ""
         cands = state.candidates(state.role, quoted)
         key = (id(state.schema), mode == "n" or mode == "s_end", quoted, base, state.role,
-               None if cands is None else (frozenset(cands[1]), cands[2]), state._may_forward())
+               None if cands is None else (tuple(id(x) for x in cands[0]), frozenset(cands[1]), cands[2]),
+               state._may_forward())
         hit = self._name_cache.get(key)
         if hit is not None:
             return hit

@@ -104,6 +104,19 @@ class SchemaNames:
         self.column_sets = {t: (Sorted(cols), Sorted(_plain(cols))) for t, cols in self.tables.items()}
         self.bare = Sorted(KEYWORDS | FUNCTIONS | set(_plain(self.tables.keys() | self.all_columns)))
         self.quoted_bare = Sorted(self.tables.keys() | self.all_columns)
+        self._bare_for: dict = {}
+
+    def bare_for(self, tables: frozenset[str] | None, quoted: bool) -> Sorted:
+        """The bare names once a query's FROM clause has named `tables` (None: not yet, or unknown columns):
+        keywords, functions and table names, and only those tables' columns."""
+        if tables is None:
+            return self.quoted_bare if quoted else self.bare
+        key = (tables, quoted)
+        if key not in self._bare_for:
+            cols = {c for t in tables for c in self.tables.get(t, ())}
+            names = self.tables.keys() | cols
+            self._bare_for[key] = Sorted(names if quoted else KEYWORDS | FUNCTIONS | set(_plain(names)))
+        return self._bare_for[key]
 
 
 def _plain(names) -> list[str]:
@@ -118,9 +131,11 @@ class Frame:
     query: bool = False
     aliases: dict[str, str | None] = field(default_factory=dict)  # alias -> table (None: derived/CTE)
     pending: dict[str, set[str]] = field(default_factory=dict)  # alias used before declared -> columns
+    bare: set[str] = field(default_factory=set)  # unqualified columns named before the FROM clause
 
     def clone(self) -> Frame:
-        return Frame(self.clause, self.query, dict(self.aliases), {k: set(v) for k, v in self.pending.items()})
+        return Frame(self.clause, self.query, dict(self.aliases), {k: set(v) for k, v in self.pending.items()},
+                     set(self.bare))
 
 
 class Invalid(Exception):
@@ -164,9 +179,12 @@ class ScanState:
         if kind == BARE:
             if self.prev in ("group", "order", "partition"):
                 return [_BY], set(), frozenset()
+            scope = self._scope()
+            vis = self._visible_tables() if scope.query and scope.clause not in (None, "select", "with") else None
             if quoted:
-                return [s.quoted_bare], set(self.names) | self._aliases() | set(self.ctes), frozenset()
-            return [s.bare], set(self.names) | self._aliases() | set(self.ctes), self.excluded_keywords()
+                return [s.bare_for(vis, True)], set(self.names) | self._aliases() | set(self.ctes), frozenset()
+            return [s.bare_for(vis, False)], set(self.names) | self._aliases() | set(self.ctes), \
+                self.excluded_keywords()
         return None
 
     def excluded_keywords(self) -> frozenset[str]:
@@ -187,6 +205,8 @@ class ScanState:
         if frame.clause not in _AFTER[low]:
             return False
         if low in _LEAVE_FROM and frame.pending and not self._outer_may_declare():
+            return False
+        if low in _LEAVE_FROM and not self._bare_seen(frame):
             return False
         return True
 
@@ -235,6 +255,27 @@ class ScanState:
         if table is not None and table in self.schema.tables and not used <= self.schema.tables[table]:
             raise Invalid(f"alias {alias} used with columns not in {table}")
         scope.aliases[alias] = table
+
+    def _visible_tables(self) -> frozenset[str] | None:
+        """The tables the FROM clauses around here have named; None when one of them has unknown columns
+        (a derived table, a CTE) or none is named yet."""
+        out = set()
+        for f in self.frames:
+            for table in f.aliases.values():
+                if table is None:
+                    return None
+                out.add(table)
+        return frozenset(out) or None
+
+    def _bare_seen(self, frame: Frame) -> bool:
+        """Whether the unqualified columns a scope named before its FROM clause belong to its tables."""
+        if not frame.bare:
+            return True
+        vis = self._visible_tables()
+        if vis is None:
+            return True
+        cols = {c for t in vis for c in self.schema.tables.get(t, ())}
+        return frame.bare <= cols
 
     def _settle(self, frame: Frame, into: Frame | None) -> None:
         """Pending aliases of a closing scope: check against an outer declaration, else pass them outward."""
@@ -286,6 +327,11 @@ class ScanState:
         else:  # a keyword or another bare name
             after_table = self.role if kind == AFTER_TABLE else None
             self.role = (BARE,)
+            scope = self._scope()
+            if (low in self.schema.all_columns and scope.query and scope.clause == "select"
+                    and not (not quoted and (low in KEYWORDS or low in FUNCTIONS))
+                    and low not in self.names and low not in self.schema.tables and not self._lookup(low)[0]):
+                scope.bare.add(low)
             if not quoted:
                 self._keyword(low, frame, after_table, prev)
         return False
@@ -315,7 +361,7 @@ class ScanState:
             frame.query, frame.clause = True, "select"
         elif low in ("union", "intersect", "except"):
             self._settle(frame, self._outer_scope())
-            frame.aliases, frame.clause = {}, None
+            frame.aliases, frame.clause, frame.bare = {}, None, set()
         elif low in CLAUSES:
             frame.clause = low
 
@@ -442,6 +488,8 @@ class ScanState:
         elif ch == ")":
             if len(self.frames) == 1:
                 raise Invalid("a closing parenthesis without an opening one")
+            if self.frames[-1].query and not self._bare_seen(self.frames[-1]):
+                raise Invalid("a column that no table of the FROM clause has")
             closed = self.frames.pop()
             if closed.query:
                 self._settle(closed, self._scope())
@@ -472,7 +520,7 @@ class ScanState:
             probe._settle(probe.frames[0], None)
         except Invalid:
             return False
-        return True
+        return probe._bare_seen(probe.frames[0])
 
 
 def scan(schema: SchemaNames, text: str) -> ScanState | None:
