@@ -195,3 +195,21 @@ def test_constraint_raises_the_share_of_foreign_queries_that_execute(tmp_path):
     assert constrained["schema_constraint"] and not free["schema_constraint"]
     assert constrained["executes"] >= free["executes"] + 25.0, (free["executes"], constrained["executes"])
     assert constrained["ex"] >= free["ex"], (free["ex"], constrained["ex"])
+
+
+def test_constraint_keeps_or_raises_greedy_ex_on_the_shipped_test_world(tmp_path):
+    """Test-split names the generator never saw: the constraint may only remove wrong names, so EX and the share
+    of queries that execute must not fall (first 12 questions)."""
+    import shutil
+
+    from toolkit.chase_sql.learned.greedy_ex import greedy_ex
+    from toolkit.chase_sql.schema_constraint import attach
+    from toolkit.core.llm import from_uri
+
+    data = tmp_path / "world"
+    shutil.copytree(ROOT / "assets" / "chase_sql" / "world-test", data, ignore=shutil.ignore_patterns("*.chase-index"))
+    llm = from_uri(f"hf:{GENERATOR}")
+    free = greedy_ex(llm, data, limit=12)
+    attach(llm, True)
+    constrained = greedy_ex(llm, data, limit=12)
+    assert constrained["ex"] >= free["ex"] and constrained["executes"] >= free["executes"], (free, constrained)
