@@ -51,6 +51,7 @@ def test_prompt_schema_is_read_by_sqlite_with_quoted_names(schema):
     "SELECT CAST(COUNT(*) AS REAL) AS n FROM shop GROUP BY city ORDER BY n DESC LIMIT 1",
     "WITH big AS (SELECT city FROM shop) SELECT city FROM big",
     "SELECT s.city FROM (SELECT city FROM shop) AS s",
+    "SELECT s.city FROM shop s WHERE s.shop_id > 1",
     "SELECT city FROM shop WHERE city = 'it''s' UNION SELECT city FROM shop",
 ])
 def test_valid_queries_scan_to_the_end(schema, sql):
@@ -69,6 +70,7 @@ def test_valid_queries_scan_to_the_end(schema, sql):
     "SELECT city FROM shop)",                      # a parenthesis never opened
     "SELECT city FROM shop WHERE pi = 1",          # a function, not a column
     "SELECT city FROM shop ORDER city",            # ORDER without BY
+    "SELECT city FROM shop WHEREcity = 1",         # an alias without AS must look like one (T1, s)
     "SELECT city FROM shop WHERE generated = 1",   # a DDL keyword is no column
     "SELECT shop_id FROM `Order Details` WHERE city = 'Oslo'",  # city is shop's, and shop is not in FROM
     "SELECT city FROM `Order Details`",            # the same, named before FROM

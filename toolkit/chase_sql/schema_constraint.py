@@ -23,7 +23,6 @@ from functools import lru_cache
 from toolkit.chase_sql.learned.template import ANSWER_CUE
 from toolkit.chase_sql.prompts import TASK_DC, TASK_FIX, TASK_OS, TASK_QP
 from toolkit.chase_sql.sql_scanner import (
-    BARE,
     FORWARD_ALIAS,
     Invalid,
     ScanState,
@@ -231,7 +230,7 @@ class SchemaConstraint:
                 if not piece[-1].isalnum() and piece[-1] != "_":
                     break
                 found.update(v.by_text.get(piece, ()))
-        if state.role[0] == BARE and not quoted and state._may_forward():  # an alias used before its FROM (T1)
+        if state._alias_shaped("t", quoted, state.role):  # an alias used before FROM, or without AS (T1)
             found.update(i for low, i in v.short if FORWARD_ALIAS.fullmatch(base + low))
         if not base:
             found.difference_update(v.digit_start)

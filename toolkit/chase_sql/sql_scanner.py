@@ -11,7 +11,8 @@ for identifiers, the failure the small generator shows on databases it has never
   its columns are checked against the table once the alias is declared, and no clause after FROM may start
   (nor the query end) while such an alias is undeclared.
 A few clause rules come along because they cost nothing: clause keywords in SQLite's order (no FROM after
-WHERE), BY only after GROUP / ORDER / PARTITION and always after them, no parenthesis after a table name.
+WHERE), BY only after GROUP / ORDER / PARTITION and always after them, no parenthesis after a table name, and
+an alias declared without AS shaped like one (`FROM shop s`, not `FROM shop WHEREcity`).
 Quoted identifiers (`"Order Details"`, `` `Order Qty` ``, `[Order Qty]`) are matched whole, spaces and all.
 Names match case-insensitively, as SQLite matches them. String literals and numbers are free.
 """
@@ -104,6 +105,7 @@ class SchemaNames:
         self.column_sets = {t: (Sorted(cols), Sorted(_plain(cols))) for t, cols in self.tables.items()}
         self.bare = Sorted(KEYWORDS | FUNCTIONS | set(_plain(self.tables.keys() | self.all_columns)))
         self.quoted_bare = Sorted(self.tables.keys() | self.all_columns)
+        self.keywords = Sorted(KEYWORDS)
         self._bare_for: dict = {}
 
     def bare_for(self, tables: frozenset[str] | None, quoted: bool) -> Sorted:
@@ -185,6 +187,8 @@ class ScanState:
                 return [s.bare_for(vis, True)], set(self.names) | self._aliases() | set(self.ctes), frozenset()
             return [s.bare_for(vis, False)], set(self.names) | self._aliases() | set(self.ctes), \
                 self.excluded_keywords()
+        if kind == AFTER_TABLE and not quoted:  # a keyword, or an alias without AS (shaped like T1)
+            return [s.keywords], set(), self.excluded_keywords()
         return None
 
     def excluded_keywords(self) -> frozenset[str]:
@@ -227,14 +231,21 @@ class ScanState:
         lists, extra, excluded = cands
         if any(lst.has_prefix(low, excluded) for lst in lists) or any(n.startswith(low) for n in extra):
             return True
-        return role[0] == BARE and not quoted and bool(FORWARD_ALIAS.fullmatch(low)) and self._may_forward()
+        return self._alias_shaped(low, quoted, role)
+
+    def _alias_shaped(self, low: str, quoted: bool, role: tuple) -> bool:
+        """An alias used before its FROM clause, or one declared without AS: shaped like T1."""
+        if quoted or not FORWARD_ALIAS.fullmatch(low):
+            return False
+        return role[0] == AFTER_TABLE or (role[0] == BARE and self._may_forward())
 
     def _complete_ok(self, low: str, quoted: bool) -> bool:
         cands = self.candidates(self.role, quoted)
         if cands is None:
             return True
         lists, extra, excluded = cands
-        return (any(lst.has(low) for lst in lists) and low not in excluded) or low in extra
+        return ((any(lst.has(low) for lst in lists) and low not in excluded) or low in extra
+                or (self.role[0] == AFTER_TABLE and self._alias_shaped(low, quoted, self.role)))
 
     # ---- scope helpers --------------------------------------------------------------------------------------
     def _scope(self) -> Frame:
