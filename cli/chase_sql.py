@@ -50,6 +50,17 @@ TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds each query
 RowCapOpt = Annotated[int, typer.Option("--row-cap", help="Rows fetched per query at most.")]
 DialectOpt = Annotated[str | None, typer.Option("--dialect", help="Also give the chosen SQL in this sqlglot dialect.")]
 EmbedOpt = Annotated[bool, typer.Option("--embed", help="Also re-rank values by MiniLM embeddings (ml extra).")]
+ConstrainOpt = Annotated[bool, typer.Option(
+    "--schema-constraint/--no-schema-constraint",
+    help="With a generator trained here (hf:), let its SQL name only tables, columns and aliases of the prompt's "
+         "schema (constrained decoding); other backends are unaffected.")]
+
+
+def _constrain(backend, on: bool):
+    from toolkit.chase_sql.schema_constraint import attach
+
+    attach(backend, on)
+    return backend
 
 
 def _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout, row_cap,
@@ -129,6 +140,7 @@ def ask(
     dialect: DialectOpt = None,
     cache_dir: CacheOpt = None,
     embed: EmbedOpt = False,
+    schema_constraint: ConstrainOpt = True,
 ):
     """Answer one question: print the chosen SQL and its result table (stderr); the record goes to stdout.
 
@@ -145,7 +157,7 @@ def ask(
         raise InputError(f"{db}: no such database file")
     cfg = _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout,
                   row_cap, dialect, cache_dir, fix_seconds, max_tokens)
-    backend = make_llm(llm, record)
+    backend = _constrain(make_llm(llm, record), schema_constraint)
     res = Resources(cfg, embed=_embedder(embed))
     rec = answer(backend, make_selector(selector, backend), res, db_path=db, question=question, evidence=evidence,
                  seed=seed_or_global(seed), db_id=db.stem)
@@ -161,7 +173,7 @@ def _run_job(job: dict) -> tuple[dict, list[dict]]:
     from toolkit.chase_sql.selectors import make_selector
     from toolkit.core.llm import CollectingBackend, from_uri
 
-    backend = from_uri(job["llm"], seed=job["llm_seed"])
+    backend = _constrain(from_uri(job["llm"], seed=job["llm_seed"]), job["schema_constraint"])
     if job["record"]:
         backend = CollectingBackend(inner=backend)
     res = Resources(job["config"], embed=_embedder(job["embed"]))
@@ -199,6 +211,7 @@ def run(
     embed: EmbedOpt = False,
     workers: WorkersOpt = 1,
     ray: RayOpt = None,
+    schema_constraint: ConstrainOpt = True,
 ):
     """Predict SQL for every question of a split: one `sql.prediction` record each (all candidates, scores, choice).
 
@@ -227,7 +240,7 @@ def run(
             make_llm(llm)  # a bad URI or missing replay file fails here, with one line, before any worker starts
             uri = llm or os.environ.get("REASON_LLM")
             jobs = [{"llm": uri, "llm_seed": base_seed, "config": cfg, "selector": selector, "embed": embed,
-                     "example": e, "record": record is not None,
+                     "example": e, "record": record is not None, "schema_constraint": schema_constraint,
                      "seed": base_seed + int(e.qid) if e.qid.isdigit() else base_seed} for e in todo]
             # Workers keep their exchanges; only this process appends them to --record, in question order.
             with RecordWriter(record, append=True) if record else contextlib.nullcontext() as recorder:
@@ -237,7 +250,7 @@ def run(
                     if recorder is not None:
                         recorder.write_all(exchanges)
         else:
-            backend = make_llm(llm, record, seed=base_seed)  # seeds local sampling (hf:), sent to servers
+            backend = _constrain(make_llm(llm, record, seed=base_seed), schema_constraint)  # seeds hf: sampling
             res = Resources(cfg, embed=_embedder(embed))
             sel = make_selector(selector, backend)
             from toolkit.core.console import track
@@ -551,6 +564,7 @@ def greedy_ex_cmd(
     limit: Annotated[int, typer.Option("--limit", min=1, help="The first N questions.")] = 24,
     fmt: Annotated[str, typer.Option("--format", help="Prompt format: dc or qp.")] = "dc",
     cache_dir: CacheOpt = None,
+    schema_constraint: ConstrainOpt = True,
 ):
     """Quick check of a generator: greedy EX of one prompt format, keywords and SQL each decoded in one batch.
 
@@ -564,6 +578,7 @@ def greedy_ex_cmd(
     require("sql")
     if fmt not in FORMATS:
         raise InputError(f"--format {fmt}: expected one of {', '.join(FORMATS)}")
-    report = greedy_ex(make_llm(llm), data, limit=limit, fmt=fmt, split=split, cache_dir=cache_dir)
+    backend = _constrain(make_llm(llm), schema_constraint)
+    report = greedy_ex(backend, data, limit=limit, fmt=fmt, split=split, cache_dir=cache_dir)
     with open_writer(None) as writer:
         writer.write(make_record("sql.greedy_ex", data=str(data), **report))

@@ -92,13 +92,15 @@ def _classes() -> tuple[type, type]:
             return torch.log(gate * vocab.exp() + (1 - gate) * copied + 1e-9)
 
         def decode(self, input_ids, attention_mask, max_new_tokens: int, temperature: float = 0.0,
-                   seeds: list[int] | None = None, eos_token_id: int | None = None, repeat_window: int = 48):
+                   seeds: list[int] | None = None, eos_token_id: int | None = None, repeat_window: int = 48,
+                   logits_processor=None):
             """New tokens for a left-padded batch, with a KV cache: (tokens (b, steps), log p of each); rows
             that ended hold `eos_token_id` after it. Greedy at temperature 0; else row r samples with a
             generator seeded by seeds[r]. A row that ends leaves the batch, so a long one runs alone.
             A row whose last `repeat_window` tokens repeat one short unit (`athletetetete...`, `Guin Guin Guin`)
             ends there: a small model in such a loop never leaves it, and would hold the batch to max_new_tokens
-            (0: never stop early)."""
+            (0: never stop early). `logits_processor` (transformers' LogitsProcessor API) sees every row of the
+            batch, ended rows included (they hold `eos_token_id`), so a row keeps its index; its scores are log p."""
             import torch
 
             b, dev = input_ids.shape[0], input_ids.device
@@ -118,6 +120,10 @@ def _classes() -> tuple[type, type]:
             steps = 0
             for step in range(max_new_tokens):
                 logp = self._mix(hidden[:, -1:], keys, context, valid[:, None, :])[:, 0]
+                if logits_processor is not None:
+                    full = logp.new_full((b, logp.shape[1]), float("-inf"))
+                    full[live] = logp
+                    logp = logits_processor(torch.cat([input_ids, tokens[:, :step]], dim=1), full)[live]
                 if rngs is None:
                     nxt = logp.argmax(-1)
                 else:  # Gumbel-max on each row's own stream

@@ -6,6 +6,7 @@ request at a time), with the pipeline's own retrieval, schema filter and prompts
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ def greedy_ex(llm, data: str | Path, *, limit: int, fmt: str = "dc", split: str 
     if fmt not in FORMATS:
         raise ValueError(f"format {fmt!r}: expected one of {', '.join(FORMATS)}")
     examples = load_dataset(data, split, limit).examples
+    start = time.perf_counter()
     kw_texts = llm.complete_many([keywords_prompt(e.question, e.evidence) for e in examples], max_tokens=64)
     requests, indexes = [], {}
     for e, kw in zip(examples, kw_texts, strict=True):
@@ -39,12 +41,24 @@ def greedy_ex(llm, data: str | Path, *, limit: int, fmt: str = "dc", split: str 
                                       e.evidence, ctx.values_text()))
         else:
             requests.append(qp_prompt(schema.render(), e.question, e.evidence, ctx.values_text()))
+    sql_start = time.perf_counter()
     answers = llm.complete_many(requests, max_tokens=160)
+    sql_seconds = time.perf_counter() - sql_start
     executor = Executor()
     sqls = [extract_sql(a.text) for a in answers]
     results = [executor.run(e.db_path, sql) for e, sql in zip(examples, sqls, strict=True)]
     right = [bird_ex(r, executor.run(e.db_path, e.gold)) for e, r in zip(examples, results, strict=True)]
     executor.close()
     n = max(1, len(right))
+    factory = getattr(_inner(llm), "processor_for", None)
     return {"format": fmt, "n": len(right), "ex": round(100.0 * sum(right) / n, 2),
-            "executes": round(100.0 * sum(r.error is None for r in results) / n, 2), "sql": sqls}
+            "executes": round(100.0 * sum(r.error is None for r in results) / n, 2),
+            "schema_constraint": factory is not None,
+            "seconds_per_question": round((time.perf_counter() - start) / n, 3),
+            "sql_seconds_per_question": round(sql_seconds / n, 3), "sql": sqls}
+
+
+def _inner(llm):
+    while hasattr(llm, "inner"):
+        llm = llm.inner
+    return llm

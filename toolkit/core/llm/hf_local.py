@@ -7,6 +7,7 @@ Options in the URI query: `?load_in_4bit=1`, `?load_in_8bit=1` (bitsandbytes, CU
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,9 @@ class HFBackend(Backend):
     path: Path = Path()
     options: dict[str, str] | None = None
     batch_size: int = 8
+    # requests of one batch (one list of messages a row) -> a transformers LogitsProcessor for it, or None;
+    # a system sets it to constrain what the model may write (chase-sql: only its prompt's schema names)
+    processor_for: Callable[[list[list[dict[str, Any]]]], Any] | None = None
 
     def __post_init__(self) -> None:
         require("ml", "torch", "transformers")
@@ -95,21 +99,33 @@ class HFBackend(Backend):
         tok = self.tokenizer
         out: list[Completion] = []
         for lo in range(0, len(requests), self.batch_size):
-            prompts = [self.render(m) for m in requests[lo: lo + self.batch_size]]
+            batch = requests[lo: lo + self.batch_size]
+            prompts = [self.render(m) for m in batch]
             rows = [tok(p, add_special_tokens=self._special())["input_ids"] for p in prompts]
             ids, mask = self._left_padded(rows)
+            proc = self.processor_for(batch) if self.processor_for is not None else None
             with torch.no_grad():
                 if fast:
                     seeds = self._seeds(prompts) if temperature > 0 else None
-                    seqs = self.model.decode(ids, mask, max_tokens, temperature, seeds, tok.eos_token_id)[0].tolist()
+                    seqs = self.model.decode(ids, mask, max_tokens, temperature, seeds, tok.eos_token_id,
+                                             logits_processor=proc)[0].tolist()
                 else:
                     seqs = self.model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=max_tokens,
-                                               do_sample=False, pad_token_id=self._pad())[:, ids.shape[1]:].tolist()
+                                               do_sample=False, pad_token_id=self._pad(),
+                                               **self._processors(proc))[:, ids.shape[1]:].tolist()
             for r, row in zip(rows, seqs, strict=True):
                 row = self._trim(row)
                 out.append(Completion([apply_stop(tok.decode(row, skip_special_tokens=True), stop)], None,
                                       len(r), len(row)))
         return out
+
+    @staticmethod
+    def _processors(proc) -> dict[str, Any]:
+        if proc is None:
+            return {}
+        from transformers import LogitsProcessorList
+
+        return {"logits_processor": LogitsProcessorList([proc])}
 
     def _complete(self, messages, n, temperature, max_tokens, stop) -> Completion:
         import torch
@@ -121,14 +137,16 @@ class HFBackend(Backend):
         prompt_len = enc["input_ids"].shape[1]
         sample = temperature > 0
         seed = self._seeds([prompt])[0] if sample else 0
+        proc = self.processor_for([messages] * n) if self.processor_for is not None else None
         if hasattr(self.model, "decode"):
             with torch.no_grad():
                 new_tokens, chosen = self.model.decode(
                     enc["input_ids"].repeat(n, 1), enc["attention_mask"].repeat(n, 1), max_tokens, temperature,
-                    [seed + r * 2 ** 31 for r in range(n)], tok.eos_token_id)
+                    [seed + r * 2 ** 31 for r in range(n)], tok.eos_token_id, logits_processor=proc)
         else:
             kwargs = dict(max_new_tokens=max_tokens, do_sample=sample, num_return_sequences=n,
                           output_scores=True, return_dict_in_generate=True, pad_token_id=self._pad())
+            kwargs.update(self._processors(proc))
             if sample:
                 kwargs["temperature"] = float(temperature)
                 if self.seed is not None:
