@@ -18,20 +18,26 @@ ADVANCED_SHAPE = ROOT / "assets" / "geomrel" / "fixture" / "anchor-advanced-shap
 HOLD = ["rhombus", "trapezoid"]
 
 
+def _planted_flags(path: Path, n: int) -> dict[str, str | None]:
+    """Read a hand-written fixture, check every correctly labelled item agrees with a reason, and return the verdict's
+    flag for each planted wrong label (keyed by why it is wrong)."""
+    from toolkit.core.records import BadLines
+    from toolkit.geomrel.load import load_file
+
+    items = load_file(path, False, BadLines())
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    verdicts = [verify_item(it) for it in items]
+    assert len(items) == n and all(v["reader"] == "anchor" and v["reason"] for v in verdicts)
+    correct = [(r["relation"], v["status"]) for r, v in zip(rows, verdicts, strict=True) if not r["planted_wrong"]]
+    assert correct == [(r["relation"], "agree") for r in rows if not r["planted_wrong"]]
+    return {r["planted_reason"]: v.get("flag") for r, v in zip(rows, verdicts, strict=True) if r["planted_wrong"]}
+
+
 def test_advanced_point_in_shape_wording_reads_and_flags_its_planted_labels():
     """Hand-written items in the released advanced shape file's wording ("exactly symmetrical with respect to",
     "on the extension of TN in the opposite direction", kites, "Is point Q inside ...?" and "What is the relationship
     between point R and ...?")."""
-    from toolkit.core.records import BadLines
-    from toolkit.geomrel.load import load_file
-
-    items = load_file(ADVANCED_SHAPE, False, BadLines())
-    rows = [json.loads(line) for line in ADVANCED_SHAPE.read_text().splitlines()]
-    verdicts = [verify_item(it) for it in items]
-    assert len(items) == 8 and all(v["reader"] == "anchor" and v["reason"] for v in verdicts)
-    correct = [(r["relation"], v["status"]) for r, v in zip(rows, verdicts, strict=True) if not r["planted_wrong"]]
-    assert correct == [(r["relation"], "agree") for r in rows if not r["planted_wrong"]]
-    flags = {r["planted_reason"]: v.get("flag") for r, v in zip(rows, verdicts, strict=True) if r["planted_wrong"]}
+    flags = _planted_flags(ADVANCED_SHAPE, 8)
     assert flags == {"V and W both lie on line SU": "ill-posed", "L is the midpoint of EK, inside": "mislabel"}
 
 
@@ -43,16 +49,7 @@ def test_rectangle_angle_names_transversal_pairs_and_segment_roles_read_and_flag
     a diagonal (complementary, alternate interior, adjacent, diagonal), the transversal figure without its order and
     side clauses, "Is KR the midline / the altitude / the height / a radius / a diameter / one side of ...?", and the
     shape file's "which lies on the segment", "angle K = angle N", "equal in length to the radius r" clauses."""
-    from toolkit.core.records import BadLines
-    from toolkit.geomrel.load import load_file
-
-    items = load_file(MORE, False, BadLines())
-    rows = [json.loads(line) for line in MORE.read_text().splitlines()]
-    verdicts = [verify_item(it) for it in items]
-    assert len(items) == 18 and all(v["reader"] == "anchor" and v["reason"] for v in verdicts)
-    correct = [(r["relation"], v["status"]) for r, v in zip(rows, verdicts, strict=True) if not r["planted_wrong"]]
-    assert correct == [(r["relation"], "agree") for r in rows if not r["planted_wrong"]]
-    flags = {r["planted_reason"]: v.get("flag") for r, v in zip(rows, verdicts, strict=True) if r["planted_wrong"]}
+    flags = _planted_flags(MORE, 18)
     assert flags == {"angle PQS lies between a side and a diagonal and is never 90 degrees": "ill-posed",
                      "two angles at one intersection are vertical whatever the second line does": "mislabel",
                      "one angle is exterior, the other interior, on opposite sides": "mislabel",
