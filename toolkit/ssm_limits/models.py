@@ -153,9 +153,9 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
     without `max_steps`, for a wall-clock budget; save a model directory. `curriculum`: [(sizes, depths,
     until_step), ...] trained before the full setting (symbols renamed within the largest size of all stages).
     With `resume` the run continues the one saved in `out` (same settings); `init` starts a new run (new optimizer,
-    step 0, its own schedule and curriculum) from the weights of a saved model of the same shape. Every `probe_every` steps the model
-    is decoded on fixed dev-split problems (`probe_n` per cell: each size at K = 1 and the deepest K), the
-    accuracy and floor logged and kept in the meta's `probes`."""
+    step 0, its own schedule and curriculum) from the weights of a saved model of the same shape. Every
+    `probe_every` steps the model is decoded on fixed dev-split problems (`probe_n` per cell: each size at K = 1
+    and the deepest K), the accuracy and floor logged and kept in the meta's `probes`."""
     import torch
 
     from toolkit.core.models import seed_everything
