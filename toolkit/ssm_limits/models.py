@@ -11,6 +11,7 @@ Training is resumable: the optimizer, step and random states are saved with the 
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import random
@@ -334,6 +335,9 @@ def decode_batch(model, tok, prompts: list[list[str]], max_new: int) -> list[lis
     ids = torch.tensor([[vocab.get(w, unk) for w in p] for p in prompts])
     out: list[list[str]] = [[] for _ in prompts]
     done = [False] * len(prompts)
+    # transformers' Mamba takes its state as `cache` and drops an unknown `past_key_values` without a word (every
+    # step would then start from an empty state); Llama takes `past_key_values`
+    cache_kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
     with torch.no_grad():
         step = model(input_ids=ids, use_cache=True)
         pos = ids.shape[1]
@@ -348,7 +352,7 @@ def decode_batch(model, tok, prompts: list[list[str]], max_new: int) -> list[lis
                         out[b].append(w)
             if all(done):
                 break
-            step = model(input_ids=nxt[:, None], past_key_values=step.past_key_values, use_cache=True,
+            step = model(input_ids=nxt[:, None], **{cache_kw: step.past_key_values}, use_cache=True,
                          cache_position=torch.tensor([pos]))
             pos += 1
     return out
