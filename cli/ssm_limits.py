@@ -103,6 +103,13 @@ def train_cmd(arch: Annotated[str, typer.Option("--arch", help="mamba | transfor
               = "",
               resume: Annotated[bool, typer.Option("--resume", help="Continue the run saved in --out (same "
                                                    "settings) up to --steps; --minutes caps each call")] = False,
+              init: Annotated[Path | None, typer.Option("--init", help="Start from the weights of this model "
+                                                        "directory (new optimizer, step 0, this run's schedule); "
+                                                        "with --resume, used only if --out has no saved state")]
+              = None,
+              stop_at: Annotated[int, typer.Option("--stop-at", min=0, help="End this call at step N of the "
+                                                   "--steps budget (the run stays resumable); 0: no such stop")]
+              = 0,
               probe_every: Annotated[int, typer.Option("--probe-every", min=0, help="Decode fixed dev problems "
                                                        "every N steps (accuracy and floor logged)")] = 0,
               seed: SeedOpt = None,
@@ -131,7 +138,8 @@ def train_cmd(arch: Annotated[str, typer.Option("--arch", help="mamba | transfor
     meta = train(arch, task, parse_ints(size, "--size"), parse_ints(depth, "--depth"), mode, layers, hidden,
                  minutes * 60, out, seed=seed_or_global(seed), batch=batch, lr=lr, state=state, query_first=query_first,
                  log=info, max_steps=steps or None, x_last=x_last, warmup=warmup,
-                 curriculum=parse_curriculum(curriculum), resume=resume, probe_every=probe_every)
+                 curriculum=parse_curriculum(curriculum), resume=resume, probe_every=probe_every,
+                 init=init, stop_at=stop_at or None)
     sys.stdout.write(dumps(make_record("ssm.model", path=str(out), **meta)) + "\n")
 
 

@@ -3,7 +3,7 @@
 # The CPU-heavy parts (models, sweep) run single-threaded; on a shared machine wrap them in a job slot.
 set -euo pipefail
 A=assets/ssm_limits
-what=${1:-all}  # all | problems | replay | models | sweep | automaton
+what=${1:-all}  # all | problems | replay | models | matched-mamba | sweep | automaton
 r() { reason "$@"; }
 command -v reason >/dev/null || r() { python -m cli "$@"; }
 
@@ -43,14 +43,24 @@ PY
 fi
 
 if [[ $what == all || $what == models ]]; then
-  # transformer: x-last prompts, n = 8 for 2,000 steps then n = 8 and 16, a 14,000-step cosine budget run as
-  # resumable chunks of at most 9 minutes (each call continues the saved run, also the shipped one, until done)
-  for chunk in 1 2 3 4 5 6 7 8; do
-    res=""; [[ -f $A/models/transformer/train_state.pt ]] && res="--resume"
-    grep -qs '"done": true' $A/models/transformer/ssm_limits.json && break
+  # transformer, two runs. Base (models/transformer-base): x-last prompts, n = 8 for 2,000 steps then n = 8 and 16,
+  # a 14,000-step cosine budget stopped at step 7,217 (where its first 9-minute chunk ended). Shipped
+  # (models/transformer): started from the base's weights (--init), n = 8,16 to step 1,000, 8..32 to 3,000, then
+  # 8..64, a 12,000-step cosine budget; symbols from the 64-symbol pool. Both in resumable chunks of <= 9 minutes.
+  for chunk in 1 2 3 4 5 6 7 8 9 10; do
+    res=""; [[ -f $A/models/transformer-base/train_state.pt ]] && res="--resume"
+    grep -qs '"steps": 7217,' $A/models/transformer-base/ssm_limits.json && break
     r --seed 0 ssm-limits train --arch transformer --task iterate --size 8,16 --depths 1..4 --mode cot \
       --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 --curriculum '8:1..4@2000' \
-      --steps 14000 --minutes 9 --probe-every 2000 $res -o $A/models/transformer
+      --steps 14000 --stop-at 7217 --minutes 9 --probe-every 2000 $res -o $A/models/transformer-base
+  done
+  for chunk in 1 2 3 4 5 6 7 8 9 10; do
+    res=""; [[ -f $A/models/transformer/train_state.pt ]] && res="--resume"
+    grep -qs '"done": true' $A/models/transformer/ssm_limits.json && break
+    r --seed 0 ssm-limits train --arch transformer --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \
+      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 \
+      --curriculum '8,16:1..4@1000;8,16,32:1..4@3000' --steps 12000 --minutes 9 --probe-every 2000 \
+      --init $A/models/transformer-base $res -o $A/models/transformer
   done
   # mamba: the shipped model is still the 12-minute time-budgeted run (no step budget, old prompt format)
   r --seed 0 ssm-limits train --arch mamba --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \
@@ -59,6 +69,27 @@ if [[ $what == all || $what == models ]]; then
   for arch in transformer mamba; do
     r --seed 1 ssm-limits eval --model $A/models/$arch --task iterate --size 8,16,32,64 --depths 1..8 --n 100 >> $A/curves.jsonl
   done
+fi
+
+if [[ $what == matched-mamba ]]; then
+  # the Mamba trained exactly as the shipped transformer (same two runs, settings, steps and seed; the fused scan):
+  # the matched comparison of claim 1 (about 60 CPU-minutes on this machine; resumable, rerun until both are done)
+  for chunk in 1 2 3 4 5 6 7 8 9 10; do
+    res=""; [[ -f $A/models/mamba-base/train_state.pt ]] && res="--resume"
+    grep -qs '"steps": 7217,' $A/models/mamba-base/ssm_limits.json && break
+    r --seed 0 ssm-limits train --arch mamba --task iterate --size 8,16 --depths 1..4 --mode cot \
+      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 --curriculum '8:1..4@2000' \
+      --steps 14000 --stop-at 7217 --minutes 9 --probe-every 2000 $res -o $A/models/mamba-base
+  done
+  for chunk in 1 2 3 4 5 6 7 8 9 10; do
+    res=""; [[ -f $A/models/mamba-64/train_state.pt ]] && res="--resume"
+    grep -qs '"done": true' $A/models/mamba-64/ssm_limits.json && break
+    r --seed 0 ssm-limits train --arch mamba --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \
+      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 \
+      --curriculum '8,16:1..4@1000;8,16,32:1..4@3000' --steps 12000 --minutes 9 --probe-every 2000 \
+      --init $A/models/mamba-base $res -o $A/models/mamba-64
+  done
+  r --seed 1 ssm-limits eval --model $A/models/mamba-64 --task iterate --size 8,16,32,64 --depths 1..8 --n 100
 fi
 
 if [[ $what == all || $what == sweep ]]; then

@@ -154,3 +154,17 @@ def test_train_rejects_a_bad_curriculum_and_a_resume_without_a_step_budget(reaso
     r = reason("ssm-limits", "train", "--steps", "0", "--resume", "-o", out)
     assert r.returncode == 2 and "--resume needs a step budget" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_train_init_from_a_missing_or_other_shaped_model_is_an_input_error(reason, tmp_path):
+    pytest.importorskip("torch")
+    from toolkit.core.assets import asset_path
+
+    r = reason("ssm-limits", "train", "--init", str(tmp_path / "none"), "--steps", "1", "-o", str(tmp_path / "m"))
+    assert r.returncode == 2 and f"{tmp_path / 'none'}: no such --init model directory" in r.stderr
+    base = asset_path("ssm_limits/models/transformer")
+    if not (base / "config.json").exists():
+        pytest.skip("models not shipped in this checkout")
+    r = reason("ssm-limits", "train", "--init", str(base), "--hidden", "32", "--steps", "1", "-o", str(tmp_path / "m"))
+    assert r.returncode == 2 and "hidden 64" in r.stderr and "hidden 32" in r.stderr
+    assert "Traceback" not in r.stderr

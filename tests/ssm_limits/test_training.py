@@ -78,3 +78,30 @@ def test_prompts_and_labels_train_only_the_answer_and_x_last_ends_on_the_query()
     assert (labels[0, : len(last)] == -100).all()
     assert labels[0, len(last):].tolist() == [vocab[w] for w in target]
     assert ids[0].tolist() == [vocab[w] for w in last + target]
+
+
+def test_init_starts_a_new_run_from_saved_weights_of_the_same_shape(tmp_path):
+    """--init copies the saved weights (nothing trained yet at step 0), records where the run started, is part of
+    the settings a resumed chunk must share, and refuses a model of another shape."""
+    import torch
+    from safetensors.torch import load_file
+
+    from toolkit.core.errors import InputError
+    from toolkit.ssm_limits.models import train
+
+    kw = dict(seed=3, batch=4, lr=3e-3, warmup=2, x_last=True)
+    train("transformer", "iterate", [4], [1], "cot", 1, 16, 600, tmp_path / "base", max_steps=3, **kw)
+    start = train("transformer", "iterate", [4, 8], [1, 2], "cot", 1, 16, 600, tmp_path / "more", max_steps=4,
+                  stop_at=0, init=tmp_path / "base", **kw)
+    assert start["steps"] == 0 and start["init"] == str(tmp_path / "base") and start["init_steps"] == 3
+    a, b = load_file(tmp_path / "base" / "model.safetensors"), load_file(tmp_path / "more" / "model.safetensors")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    meta = train("transformer", "iterate", [4, 8], [1, 2], "cot", 1, 16, 600, tmp_path / "more", max_steps=4,
+                 resume=True, init=tmp_path / "base", **kw)
+    assert meta["steps"] == 4 and meta["done"] and meta["init_steps"] == 3
+    with pytest.raises(InputError, match="init"):
+        train("transformer", "iterate", [4, 8], [1, 2], "cot", 1, 16, 600, tmp_path / "more", max_steps=4,
+              resume=True, **kw)
+    with pytest.raises(InputError, match="--init .*hidden 16.*hidden 32"):
+        train("transformer", "iterate", [4], [1], "cot", 1, 32, 600, tmp_path / "other", max_steps=1,
+              init=tmp_path / "base", **kw)

@@ -11,6 +11,7 @@ Training is resumable: the optimizer, step and random states are saved with the 
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import random
@@ -38,7 +39,7 @@ META = "ssm_limits.json"
 STATE = "train_state.pt"
 # the settings a resumed run must share with the run it continues
 RESUME_KEYS = ("arch", "task", "sizes", "depths", "mode", "layers", "hidden", "state", "batch", "lr", "query_first",
-               "x_last", "warmup", "curriculum", "max_steps")
+               "x_last", "warmup", "curriculum", "max_steps", "init")
 
 
 def encode_words(problem_data: dict, task: str, mode: str, x_last: bool = False) -> tuple[list[str], list[str]]:
@@ -147,14 +148,15 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
           seconds: float, out: Path, seed: int = 0, batch: int = 64, lr: float = 1e-3, state: int = 16,
           query_first: bool = False, log=None, max_steps: int | None = None, x_last: bool = False,
           warmup: int = 0, curriculum: list | None = None, resume: bool = False, probe_every: int = 0,
-          probe_n: int = 50, stop_at: int | None = None) -> dict:
+          probe_n: int = 50, stop_at: int | None = None, init: Path | None = None) -> dict:
     """Train for a number of steps (`max_steps`; cosine learning rate over them, after `warmup` linear steps;
     `seconds` caps this call and `stop_at` ends it at that step, so a long budget runs as resumable chunks) or,
     without `max_steps`, for a wall-clock budget; save a model directory. `curriculum`: [(sizes, depths,
     until_step), ...] trained before the full setting (symbols renamed within the largest size of all stages).
-    With `resume` the run continues the one saved in `out` (same settings). Every `probe_every` steps the model
-    is decoded on fixed dev-split problems (`probe_n` per cell: each size at K = 1 and the deepest K), the
-    accuracy and floor logged and kept in the meta's `probes`."""
+    With `resume` the run continues the one saved in `out` (same settings); `init` starts a new run (new optimizer,
+    step 0, its own schedule and curriculum) from the weights of a saved model of the same shape. Every
+    `probe_every` steps the model is decoded on fixed dev-split problems (`probe_n` per cell: each size at K = 1
+    and the deepest K), the accuracy and floor logged and kept in the meta's `probes`."""
     import torch
 
     from toolkit.core.models import seed_everything
@@ -169,17 +171,21 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
     settings = {"arch": arch, "task": task, "sizes": sizes, "depths": depths, "mode": mode, "layers": layers,
                 "hidden": hidden, "state": state, "batch": batch, "lr": lr, "query_first": query_first,
                 "x_last": x_last, "warmup": warmup, "curriculum": [list(c) for c in curriculum],
-                "max_steps": max_steps}
+                "max_steps": max_steps, "init": None if init is None else str(init)}
     seed_everything(seed)
     rng = random.Random(seed)
     tok = build_tokenizer()
     step, losses, probes, spent = 0, [], [], 0.0
-    if resume and (out / STATE).exists():
+    resumed = resume and (out / STATE).exists()
+    # the step count of the model a run started from, kept across the run's resumed chunks
+    init_meta = {} if init is None else {"init_steps": _saved_meta(out if resumed else init).get(
+        "init_steps" if resumed else "steps")}
+    if resumed:
         model, opt, step, losses, probes, spent = _resume(out, settings, rng)
     else:
         if resume and log:
             log(f"{out}: no saved training state; starting from step 0")
-        model = build_model(arch, layers, hidden, state)
+        model = build_model(arch, layers, hidden, state) if init is None else _init_from(init, arch, layers, hidden)
         opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     n_params = sum(p.numel() for p in model.parameters())
     pool = max(sizes + [s for st in curriculum for s in st[0]])
@@ -215,7 +221,7 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
                     log(f"step {step} dev " + " ".join(f"n={c['size']} K={c['depth']} {c['accuracy']:.2f} "
                                                        f"(floor {c['floor']:.2f})" for c in probes[-1]["cells"]))
     spent += time.time() - start
-    meta = {**settings, "seconds": round(spent, 1), "steps": step, "params": n_params, "seed": seed,
+    meta = {**settings, **init_meta, "seconds": round(spent, 1), "steps": step, "params": n_params, "seed": seed,
             "final_loss": round(sum(losses[-50:]) / max(1, len(losses[-50:])), 4),
             "done": max_steps is not None and step >= max_steps, "probes": probes}
     out.mkdir(parents=True, exist_ok=True)
@@ -225,6 +231,35 @@ def train(arch: str, task: str, sizes: list[int], depths: list[int], mode: str, 
                 "torch_rng": torch.get_rng_state(), "seconds": spent}, out / STATE)
     (out / META).write_text(json.dumps(meta, indent=1) + "\n")
     return meta
+
+
+def _saved_meta(model_dir: Path) -> dict:
+    try:
+        return json.loads((model_dir / META).read_text())
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def _init_from(init: Path, arch: str, layers: int, hidden: int):
+    """The weights of a saved model, checked to be the architecture and shape this run names (a mismatch is an
+    input error, so the meta never describes a model it is not)."""
+    from transformers import AutoModelForCausalLM
+
+    from toolkit.core.models import check_model_dir
+
+    check_model_dir(init, "--init model")
+    try:
+        model = AutoModelForCausalLM.from_pretrained(init)
+    except (ValueError, OSError) as exc:
+        raise InputError(f"--init {init}: not a saved model ({str(exc).splitlines()[0][:120]})") from None
+    cfg = model.config
+    found = ("mamba" if cfg.model_type == "mamba" else "transformer", cfg.num_hidden_layers, cfg.hidden_size,
+             cfg.vocab_size)
+    if found != (arch, layers, hidden, len(VOCAB)):
+        raise InputError(f"--init {init}: a {found[0]} with {found[1]} layers, hidden {found[2]}, vocabulary "
+                         f"{found[3]}; this run is a {arch} with {layers} layers, hidden {hidden}, vocabulary "
+                         f"{len(VOCAB)}")
+    return model
 
 
 def _resume(out: Path, settings: dict, rng: random.Random):
@@ -300,6 +335,9 @@ def decode_batch(model, tok, prompts: list[list[str]], max_new: int) -> list[lis
     ids = torch.tensor([[vocab.get(w, unk) for w in p] for p in prompts])
     out: list[list[str]] = [[] for _ in prompts]
     done = [False] * len(prompts)
+    # transformers' Mamba takes its state as `cache` and drops an unknown `past_key_values` without a word (every
+    # step would then start from an empty state); Llama takes `past_key_values`
+    cache_kw = "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
     with torch.no_grad():
         step = model(input_ids=ids, use_cache=True)
         pos = ids.shape[1]
@@ -314,7 +352,7 @@ def decode_batch(model, tok, prompts: list[list[str]], max_new: int) -> list[lis
                         out[b].append(w)
             if all(done):
                 break
-            step = model(input_ids=nxt[:, None], past_key_values=step.past_key_values, use_cache=True,
+            step = model(input_ids=nxt[:, None], **{cache_kw: step.past_key_values}, use_cache=True,
                          cache_position=torch.tensor([pos]))
             pos += 1
     return out
