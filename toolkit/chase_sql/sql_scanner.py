@@ -23,6 +23,8 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from toolkit.chase_sql.sql_grammar import Grammar, GrammarError
+
 FORWARD_ALIAS = re.compile(r"[a-z][0-9]{0,2}")  # T1, a: prefix-closed (every prefix of a match matches)
 PLAIN = re.compile(r"[a-z_][a-z0-9_$]*")
 QUOTES = {'"': '"', "`": "`", "[": "]"}
@@ -55,6 +57,11 @@ _AFTER = {
 }
 _AFTER["intersect"] = _AFTER["except"] = _AFTER["union"]
 _LEAVE_FROM = frozenset(("where", "group", "having", "order", "limit", "union", "intersect", "except"))
+
+# Clause keywords as the generator writes them: inside a string literal they mean the literal was never closed
+# (`= '1960 ORDER BY birth_date ...`); a value that holds them is rare enough to give up.
+CLAUSE_IN_LITERAL = (" FROM ", " WHERE ", " ORDER BY ", " GROUP BY ", " LIMIT ", "SELECT ", " JOIN ", " AND T1.",
+                     " AND T2.", " = '")
 
 BARE, TABLE, COLUMN, ALIAS, AFTER_TABLE, FREE, CTE = "bare", "table", "column", "alias", "after_table", "free", "cte"
 
@@ -140,8 +147,7 @@ class Frame:
                      set(self.bare))
 
 
-class Invalid(Exception):
-    """The text can no longer become a query that names only real tables and columns."""
+Invalid = GrammarError  # the text can no longer become a query (a name the schema lacks, or bad syntax)
 
 
 @dataclass
@@ -157,10 +163,13 @@ class ScanState:
     ctes: frozenset[str] = frozenset()
     started: bool = False
     prev: str = ""  # the last keyword, when the last word was one
+    grammar: Grammar = field(default_factory=Grammar)  # the SQL syntax of the text so far
+    literal: str = ""  # the string literal being read
 
     def clone(self) -> ScanState:
         return ScanState(self.schema, self.mode, self.word, self.closer, self.role,
-                         [f.clone() for f in self.frames], self.names, self.ctes, self.started, self.prev)
+                         [f.clone() for f in self.frames], self.names, self.ctes, self.started, self.prev,
+                         self.grammar.clone(), self.literal)
 
     # ---- what the identifier being typed may become -------------------------------------------------------
     def _aliases(self) -> set[str]:
@@ -308,10 +317,12 @@ class ScanState:
         kind = self.role[0]
         frame = self.frames[-1]
         if kind == BARE and nxt == ".":  # a qualifier
+            self.grammar.qualified()
             self.role = self._qualifier(low, quoted, word)
             return True
         if not self._complete_ok(low, quoted):
             raise Invalid(f"{word}: not a name of the schema here")
+        self.grammar.word(low, quoted or kind in (COLUMN, TABLE, ALIAS, CTE, FREE))
         prev, self.prev = self.prev, ""
         if kind == BARE and not quoted and low in FUNCTIONS and nxt != "(" and not self._is_name(low):
             raise Invalid(f"{word}: a function name without its parentheses")
@@ -438,10 +449,15 @@ class ScanState:
         elif mode == "s":
             if ch == "'":
                 self.mode = "s_end"
+                return
+            self.literal += ch
+            if self.literal.endswith(CLAUSE_IN_LITERAL):
+                raise Invalid(f"a clause inside a string literal: '{self.literal}")
             return
         elif mode == "s_end":
             if ch == "'":
                 self.mode = "s"
+                self.literal += ch
                 return
             self.mode = "n"
         elif mode == "num":
@@ -461,6 +477,7 @@ class ScanState:
         if ch.isspace():
             if kind == COLUMN:
                 raise Invalid("a space after a qualifier's dot")
+            self.grammar.space()
             return
         self.started = True
         if is_ident_char(ch) and not ch.isdigit() and ch != "$":
@@ -478,11 +495,13 @@ class ScanState:
             kind = BARE
         if kind == COLUMN:
             if ch == "*":
+                self.grammar.star()
                 self.role = (BARE,)
                 return
             raise Invalid("a column must follow a qualifier's dot")
         if kind == TABLE:
             if ch == "(":
+                self.grammar.symbol(ch)
                 self.frames.append(Frame())
                 self.role = (BARE,)
                 return
@@ -490,10 +509,14 @@ class ScanState:
         if kind != BARE:
             raise Invalid("a name must follow AS")
         frame = self.frames[-1]
+        if ch.isdigit() or ch == "'":
+            self.grammar.literal()
+        elif ch != ".":
+            self.grammar.symbol(ch)
         if ch.isdigit():
             self.mode = "num"
         elif ch == "'":
-            self.mode = "s"
+            self.mode, self.literal = "s", ""
         elif ch == "(":
             self.frames.append(Frame())
         elif ch == ")":
@@ -526,6 +549,8 @@ class ScanState:
         except Invalid:
             return False
         if probe.role[0] in (TABLE, COLUMN, ALIAS, FREE, CTE) or len(probe.frames) > 1:
+            return False
+        if not probe.grammar.can_end():
             return False
         try:
             probe._settle(probe.frames[0], None)
