@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from toolkit.chase_sql.learned.template import ANSWER_CUE
 from toolkit.chase_sql.prompts import TASK_DC, TASK_FIX, TASK_OS, TASK_QP
+from toolkit.chase_sql.sql_grammar import RESERVED
 from toolkit.chase_sql.sql_scanner import (
     FORWARD_ALIAS,
     Invalid,
@@ -29,6 +30,8 @@ from toolkit.chase_sql.sql_scanner import (
     SchemaNames,
 )
 
+OVERRULED_STOP = 24  # a row whose first choice was refused this many steps in a row has lost its way
+CLOSE_MARGIN = 24  # tokens before the budget's end at which a row that cannot end yet is made to close
 SQL_TASKS = (TASK_DC, TASK_QP, TASK_OS, TASK_FIX)  # stages whose answer is one SQL query
 _CREATE = re.compile(r"CREATE TABLE .*?\n\);", re.S)
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9_]+")
@@ -55,6 +58,7 @@ class TokenVocab:
             else:
                 self.other.append((i, text))
         self.name_ids = self.letter_start + self.digit_start
+        self.single = {t: i for i, t in enumerate(texts) if t and len(t) == 1 and i != eos_id}
         self.max_len = max((len(t) for t in self.by_text), default=0)
 
 
@@ -121,7 +125,12 @@ class SchemaConstraint:
         self.fed = [0] * len(schemas)
         self._name_cache: dict = {}
         self._other_cache: dict = {}
+        self._keyword_cache: dict = {}
         self.masked_steps = 0  # steps where the model's first choice was not allowed
+        self.budget: int | None = None  # new tokens a row may write (the backend sets it): rows close within it
+        self.overruled = [0] * len(schemas)  # consecutive steps where a row's first choice was not allowed
+        self.stopped = 0  # rows ended early: lost (overruled OVERRULED_STOP times in a row) or at a dead end
+        self.forced = 0  # steps where a row was made to close its query before the budget ran out
 
     def __call__(self, input_ids, scores):
         import torch
@@ -145,15 +154,42 @@ class SchemaConstraint:
                 self.states[r] = None
                 continue
             self.fed[r] += len(new)
-            allowed = self.allowed(state)
-            if not allowed:
-                continue
+            allowed = self._bounded(r, state, self.allowed(state))
             mask = torch.ones(scores.shape[1], dtype=torch.bool, device=scores.device)
             mask[torch.tensor(allowed, device=scores.device)] = False
             if bool(mask[scores[r].argmax()]):
                 self.masked_steps += 1
+                self.overruled[r] += 1
+            else:
+                self.overruled[r] = 0
             scores[r] = scores[r].masked_fill(mask, float("-inf"))
+            if allowed == [self.vocab.eos_id]:
+                scores[r, self.vocab.eos_id] = 0.0  # a row made to stop: end it whatever the model's score
         return scores
+
+    def _bounded(self, r: int, state: ScanState, allowed: list[int]) -> list[int]:
+        """The allowed tokens once the row's budget and its history are taken into account: a row with no
+        allowed token (a dead end), or one the mask overruled OVERRULED_STOP times in a row (lost), ends now;
+        a row whose budget is nearly spent may only write the text that closes its query (or end)."""
+        eos = self.vocab.eos_id
+        if not allowed or self.overruled[r] >= OVERRULED_STOP:
+            self.stopped += 1
+            return [eos]
+        if self.budget is None or eos in allowed:
+            return allowed
+        left = self.budget - self.fed[r]
+        if left > CLOSE_MARGIN:
+            return allowed
+        closing = closing_text(state)
+        if not closing or len(closing) + 1 > left:  # no way to close in time: stop now, not at the limit
+            self.stopped += 1
+            return [eos]
+        first = self.vocab.single.get(closing[0])
+        if first is None or first not in allowed:
+            self.stopped += 1
+            return [eos]
+        self.forced += 1
+        return [first]
 
     def _ended(self, token: int) -> bool:
         return token == self.vocab.eos_id or token >= self.vocab.size or not self._text(token)
@@ -191,7 +227,7 @@ class SchemaConstraint:
         cands = state.candidates(state.role, quoted)
         key = (id(state.schema), mode == "n" or mode == "s_end", quoted, base, state.role,
                None if cands is None else (tuple(id(x) for x in cands[0]), frozenset(cands[1]), cands[2]),
-               state._may_forward())
+               state._may_forward(), state.grammar.key())
         hit = self._name_cache.get(key)
         if hit is not None:
             return hit
@@ -205,8 +241,37 @@ class SchemaConstraint:
             out = v.name_ids
         else:
             out = self._spelled(cands, base, state, quoted)
+        if not quoted and mode in ("n", "s_end", "i"):
+            keywords = self._keywords_ok(state.grammar)
+            if not state.grammar.ident_ok():
+                out = self._keyword_spelled(out, base, keywords)  # only keywords may stand here
+            else:  # a name may: but not a keyword that cannot stand here and that no name extends (`COUNT(SELECT`)
+                out = self._no_dead_keywords(out, base, keywords, cands)
         self._name_cache[key] = out
         return out
+
+    def _keywords_ok(self, grammar) -> frozenset[str]:
+        key = grammar.key()
+        hit = self._keyword_cache.get(key)
+        if hit is None:
+            hit = self._keyword_cache[key] = grammar.keywords_ok()
+        return hit
+
+    def _no_dead_keywords(self, ids: list[int], base: str, keywords: frozenset[str], cands) -> list[int]:
+        texts = self.vocab.texts
+        out = []
+        for i in ids:
+            low = base + (texts[i] or "").lower()
+            if low in RESERVED and low not in keywords and not _extended(low, cands):
+                continue
+            out.append(i)
+        return out
+
+    def _keyword_spelled(self, ids: list[int], base: str, keywords: frozenset[str]) -> list[int]:
+        """The tokens of `ids` with which base + token is a prefix of one of `keywords`."""
+        texts = self.vocab.texts
+        return [i for i in ids if (texts[i] or "0")[0].isdigit()
+                or any(k.startswith(base + (texts[i] or "").lower()) for k in keywords)]
 
     def _digits_ok(self, state: ScanState) -> bool:
         probe = state.clone()
@@ -241,7 +306,30 @@ def _state_key(state: ScanState) -> tuple:
     frames = tuple((f.clause, f.query, tuple(sorted(f.aliases.items(), key=str)),
                     tuple(sorted((k, tuple(sorted(c))) for k, c in f.pending.items()))) for f in state.frames)
     return (id(state.schema), state.mode, state.word.lower(), state.closer, state.role, frames, state.names,
-            state.ctes, state.started)
+            state.ctes, state.started, state.grammar.key(), state.literal[-12:] if state.mode in ("s", "s_end") else "")
+
+
+def _extended(low: str, cands) -> bool:
+    """Whether some name that may stand here is longer than `low` and starts with it (None: any name may)."""
+    if cands is None:
+        return True
+    lists, extra, _excluded = cands
+    return any(len(w) > len(low) for lst in lists for w in lst.with_prefix(low)) or any(
+        w.startswith(low) and len(w) > len(low) for w in extra)
+
+
+def closing_text(state: ScanState) -> str:
+    """A short text after which the row's query is whole ("" when none is found): the string literal or quoted
+    name closed, then what the grammar needs (an operand, `)`, END), checked by feeding it to a copy."""
+    head = {"s": "'", "q": state.closer, "i": " ", "qd": " ", "num": " ", "s_end": " "}.get(state.mode, "")
+    probe = state.clone()
+    try:
+        probe.feed(head)
+        tail = probe.grammar.closing()
+        probe.feed(tail)
+    except Invalid:
+        return ""
+    return head + tail if probe.can_end() else ""
 
 
 # ---- the backend hook -------------------------------------------------------------------------------------------

@@ -107,12 +107,16 @@ class Grammar:
     # ---- tokens ----------------------------------------------------------------------------------------------
     def space(self) -> None:
         self.last = ""
+        if self.stack[-1].after == "bang":
+            raise GrammarError("`!` without `=`")
 
     def word(self, low: str, quoted: bool) -> None:
         """A finished word: a keyword when unquoted and reserved, else a name."""
         if self.done:
             raise GrammarError("text after `;`")
         self.last = ""
+        if self.stack[-1].after == "bang":
+            raise GrammarError("`!` without `=`")
         if quoted or low not in RESERVED:
             self._name(low, quoted)
         else:
@@ -124,6 +128,8 @@ class Grammar:
             raise GrammarError("text after `;`")
         self.last = ""
         c = self.stack[-1]
+        if c.after == "bang":
+            raise GrammarError("`!` without `=`")
         if c.kind == "query" and c.phase == "limit" or self._operand_ok(c):
             self._operand(c)
             return

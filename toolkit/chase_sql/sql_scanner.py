@@ -60,8 +60,9 @@ _LEAVE_FROM = frozenset(("where", "group", "having", "order", "limit", "union", 
 
 # Clause keywords as the generator writes them: inside a string literal they mean the literal was never closed
 # (`= '1960 ORDER BY birth_date ...`); a value that holds them is rare enough to give up.
-CLAUSE_IN_LITERAL = (" FROM ", " WHERE ", " ORDER BY ", " GROUP BY ", " LIMIT ", "SELECT ", " JOIN ", " AND T1.",
-                     " AND T2.", " = '")
+# Each ends in a space, so that the check falls on a token the processor judges one by one.
+CLAUSE_IN_LITERAL = (" FROM ", " WHERE ", " ORDER ", " GROUP ", " LIMIT ", "SELECT ", " JOIN ", " DESC ", " ASC ",
+                     " = ")
 
 BARE, TABLE, COLUMN, ALIAS, AFTER_TABLE, FREE, CTE = "bare", "table", "column", "alias", "after_table", "free", "cte"
 
