@@ -31,7 +31,8 @@ from toolkit.chase_sql.sql_scanner import (
 )
 
 OVERRULED_STOP = 24  # a row whose first choice was refused this many steps in a row has lost its way
-CLOSE_MARGIN = 24  # tokens before the budget's end at which a row that cannot end yet is made to close
+CLOSE_MARGIN = 64  # tokens before the budget's end from which a row that cannot end yet is watched ...
+CLOSE_SLACK = 4  # ... and made to close once its closing text needs no more than this many tokens beyond it
 SQL_TASKS = (TASK_DC, TASK_QP, TASK_OS, TASK_FIX)  # stages whose answer is one SQL query
 _CREATE = re.compile(r"CREATE TABLE .*?\n\);", re.S)
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9_]+")
@@ -180,10 +181,12 @@ class SchemaConstraint:
         left = self.budget - self.fed[r]
         if left > CLOSE_MARGIN:
             return allowed
-        closing = closing_text(state)
-        if not closing or len(closing) + 1 > left:  # no way to close in time: stop now, not at the limit
+        closing = closing_text(state)  # written one character a token at worst
+        if not closing or len(closing) > left:  # no way to close in time: stop now, not at the limit
             self.stopped += 1
             return [eos]
+        if len(closing) + CLOSE_SLACK < left:
+            return allowed
         first = self.vocab.single.get(closing[0])
         if first is None or first not in allowed:
             self.stopped += 1
@@ -245,8 +248,12 @@ class SchemaConstraint:
             keywords = self._keywords_ok(state.grammar)
             if not state.grammar.ident_ok():
                 out = self._keyword_spelled(out, base, keywords)  # only keywords may stand here
-            else:  # a name may: but not a keyword that cannot stand here and that no name extends (`COUNT(SELECT`)
-                out = self._no_dead_keywords(out, base, keywords, cands)
+            elif cands is not None:  # a name may, but not a keyword that cannot stand here (`COUNT(SELECT`)
+                dead = (cands[0], cands[1], cands[2] | (RESERVED - keywords))
+                live = set(self._spelled(dead, base, state))
+                if not base:  # a number may start here whatever the names
+                    live.update(v.digit_start)
+                out = [i for i in out if i in live]
         self._name_cache[key] = out
         return out
 
@@ -256,16 +263,6 @@ class SchemaConstraint:
         if hit is None:
             hit = self._keyword_cache[key] = grammar.keywords_ok()
         return hit
-
-    def _no_dead_keywords(self, ids: list[int], base: str, keywords: frozenset[str], cands) -> list[int]:
-        texts = self.vocab.texts
-        out = []
-        for i in ids:
-            low = base + (texts[i] or "").lower()
-            if low in RESERVED and low not in keywords and not _extended(low, cands):
-                continue
-            out.append(i)
-        return out
 
     def _keyword_spelled(self, ids: list[int], base: str, keywords: frozenset[str]) -> list[int]:
         """The tokens of `ids` with which base + token is a prefix of one of `keywords`."""
@@ -307,15 +304,6 @@ def _state_key(state: ScanState) -> tuple:
                     tuple(sorted((k, tuple(sorted(c))) for k, c in f.pending.items()))) for f in state.frames)
     return (id(state.schema), state.mode, state.word.lower(), state.closer, state.role, frames, state.names,
             state.ctes, state.started, state.grammar.key(), state.literal[-12:] if state.mode in ("s", "s_end") else "")
-
-
-def _extended(low: str, cands) -> bool:
-    """Whether some name that may stand here is longer than `low` and starts with it (None: any name may)."""
-    if cands is None:
-        return True
-    lists, extra, _excluded = cands
-    return any(len(w) > len(low) for lst in lists for w in lst.with_prefix(low)) or any(
-        w.startswith(low) and len(w) > len(low) for w in extra)
 
 
 def closing_text(state: ScanState) -> str:

@@ -7,7 +7,7 @@ expressions (literals, names, `T.c`, function calls with DISTINCT and `*`, CASE,
 binary operators, comparisons, IN (list | subquery), [NOT] BETWEEN .. AND, [NOT] LIKE/GLOB [ESCAPE], IS [NOT],
 ISNULL/NOTNULL, EXISTS, COLLATE, parentheses, scalar subqueries), FROM lists and JOIN .. ON/USING, derived
 tables, WHERE / GROUP BY / HAVING / ORDER BY [ASC|DESC] [NULLS FIRST|LAST] / LIMIT [OFFSET], compound selects,
-WITH [RECURSIVE] and a trailing `;`. Window clauses (OVER, FILTER) are read loosely (balanced parentheses).
+WITH [RECURSIVE] and a trailing `;`. Window clauses (OVER, FILTER) are not (the scanner does not take them).
 
 The state is a stack of small contexts; a step changes only the top ones, so feeding a token costs O(1).
 """
@@ -35,6 +35,8 @@ NEXT_CLAUSE = {
     "group": ("having", "order", "limit"), "having": ("order", "limit"), "order": ("limit",), "limit": ("offset",),
     "offset": (),
 }
+AGGREGATES = frozenset(("count", "sum", "avg", "total", "group_concat", "string_agg"))  # min/max: also scalar
+NO_ARGUMENTS = frozenset(("pi", "random", "changes", "last_insert_rowid", "total_changes"))
 NO_COMPOUND_AFTER = frozenset(("order", "limit", "offset"))
 
 
@@ -53,14 +55,15 @@ class Ctx:
     need: bool = True
     after: str = ""  # an operator word awaiting its continuation: not, is, between, like, collate, in, exists
     between: int = 0  # BETWEENs whose AND is still to come
-    fn: bool = False  # the last operand was a function name (a `(` may follow)
+    fn: str = ""  # the last operand was this function's name (a `(` may follow)
+    call: str = ""  # for args: the function called
     items: bool = False  # select-list or args position where `*` / DISTINCT may start an item
 
     def copy(self) -> Ctx:
-        return Ctx(self.kind, self.phase, self.need, self.after, self.between, self.fn, self.items)
+        return Ctx(self.kind, self.phase, self.need, self.after, self.between, self.fn, self.items, self.call)
 
     def key(self) -> tuple:
-        return (self.kind, self.phase, self.need, self.after, self.between, self.fn, self.items)
+        return (self.kind, self.phase, self.need, self.after, self.between, self.fn, self.items, self.call)
 
 
 class Grammar:
@@ -130,7 +133,7 @@ class Grammar:
         c = self.stack[-1]
         if c.after == "bang":
             raise GrammarError("`!` without `=`")
-        if c.kind == "query" and c.phase == "limit" or self._operand_ok(c):
+        if self._operand_ok(c):
             self._operand(c)
             return
         raise GrammarError("a literal cannot stand here")
@@ -180,7 +183,7 @@ class Grammar:
             self._operand(c)
             return
         if ch in "-+~" and self._operand_ok(c):
-            c.after, c.fn = "", False  # unary
+            c.after, c.fn = "", ""  # unary
             return
         if ch == "!":
             if c.need:
@@ -257,7 +260,18 @@ class Grammar:
                 i += 1
 
     # ---- helpers ---------------------------------------------------------------------------------------------
+    def _aggregate_ok(self) -> bool:
+        """An aggregate may not stand inside another one's arguments, nor in WHERE / ON / GROUP BY of its query."""
+        for c in reversed(self.stack):
+            if c.kind == "args" and c.call in AGGREGATES:
+                return False
+            if c.kind == "query":
+                return c.phase not in ("where", "on", "group")
+        return True
+
     def _operand_ok(self, c: Ctx) -> bool:
+        if c.kind == "args" and c.phase == "none":
+            return False
         if c.kind == "query":
             return (self._expr_operand(c) and c.phase not in ("alias", "after_table", "with_name")
                     and c.after not in ("cast", "exists"))
@@ -273,7 +287,7 @@ class Grammar:
         """An operand was read at level c."""
         if c.kind == "query" and c.phase == "limit_start":
             c.phase = "limit"
-        c.need, c.after, c.fn, c.items = False, "", False, False
+        c.need, c.after, c.fn, c.items = False, "", "", False
         if c.kind == "paren" and c.phase == "start_q":
             c.phase = "expr"
         if c.kind == "query" and c.phase == "select_start":
@@ -289,7 +303,7 @@ class Grammar:
         return False
 
     def _binary(self, c: Ctx) -> None:
-        c.need, c.fn, c.items = True, False, False
+        c.need, c.fn, c.items = True, "", False
         if c.kind == "query" and c.phase == "select_alias_ok":
             c.phase = "select"
 
@@ -343,7 +357,7 @@ class Grammar:
             c.after, c.need = "", False
             return
         self._operand(c)
-        c.fn = not quoted and low in FUNCTIONS
+        c.fn = low if not quoted and low in FUNCTIONS else ""
 
     def _keyword(self, w: str) -> None:
         c = self.stack[-1]
@@ -607,9 +621,12 @@ class Grammar:
             self.stack.append(Ctx("paren", "subquery", True))
             return
         if not c.need and c.fn:  # a function call
-            c.fn = False
+            name, c.fn = c.fn, ""
+            if name in AGGREGATES and not self._aggregate_ok():
+                raise GrammarError(f"{name}(): an aggregate inside an aggregate or in WHERE / ON / GROUP BY")
             c.need = True  # the call's value is an operand once `)` closes
-            self.stack.append(Ctx("args", "start", True, items=True))
+            self.stack.append(Ctx("args", "none" if name in NO_ARGUMENTS else "start", True, call=name,
+                                  items=True))
             return
         if c.after == "in":
             self.stack.append(Ctx("paren", "start_q", True))
@@ -623,7 +640,7 @@ class Grammar:
             if len(self.stack) == 1 or not self._query_complete(c):
                 raise GrammarError("`)` before the subquery is whole")
         elif c.kind == "args":
-            if c.need and not (c.phase == "start" and not c.after):
+            if c.need and not (c.phase in ("start", "none") and not c.after):
                 raise GrammarError("`)` where an argument belongs")
         elif c.kind in ("paren", "cast"):
             if c.need or c.after or c.between or (c.kind == "cast" and c.phase != "type"):
