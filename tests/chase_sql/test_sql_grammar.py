@@ -42,6 +42,8 @@ VALID = [
 # failures of the shipped generator's greedy queries on the foreign databases (regression cases).
 INVALID = [
     "SELECT name FROM patients WHERE birth_date = '1960 ORDER BY birth_date DESC LIMIT 1",
+    "SELECT name FROM patients WHERE birth_date = '1960 ORDER?before DESC'",
+    "SELECT name FROM patients WHERE days = (" + " " * 12 + ")",
     "SELECT drug FROM patients GROUP BY drug ASC",
     "SELECT drug FROM patients GROUP BY drug HAVING days DESC",
     "SELECT name FROM patients WHERE glob = 1",
@@ -192,3 +194,17 @@ def test_aggregates_nest_and_stand_only_where_sqlite_allows_them(sql):
     state = scan(schema, sql)
     assert state is None or not state.can_end()
     assert scan(schema, "SELECT name FROM patients GROUP BY name HAVING SUM(days) > MAX(days, 1) AND pi() > 3")
+
+
+def test_a_copied_state_judges_as_the_original():
+    state = scan(CLINIC, "SELECT SUM(days) FROM patients WHERE pi(")
+    for text in ("*", ")", "1"):
+        outcomes = []
+        for s in (state, state.clone(), state.clone().clone()):
+            probe = s.clone()
+            try:
+                probe.feed(text)
+                outcomes.append(True)
+            except GrammarError:
+                outcomes.append(False)
+        assert len(set(outcomes)) == 1 and outcomes[0] == (text == ")"), (text, outcomes)

@@ -22,7 +22,6 @@ from functools import lru_cache
 
 from toolkit.chase_sql.learned.template import ANSWER_CUE
 from toolkit.chase_sql.prompts import TASK_DC, TASK_FIX, TASK_OS, TASK_QP
-from toolkit.chase_sql.sql_grammar import RESERVED
 from toolkit.chase_sql.sql_scanner import (
     FORWARD_ALIAS,
     Invalid,
@@ -182,7 +181,9 @@ class SchemaConstraint:
         if left > CLOSE_MARGIN:
             return allowed
         closing = closing_text(state)  # written one character a token at worst
-        if not closing or len(closing) > left:  # no way to close in time: stop now, not at the limit
+        if not closing:  # none found from here (a word half written, an alias never declared): go on
+            return allowed
+        if len(closing) > left:  # no way to close in time: stop now, not at the limit
             self.stopped += 1
             return [eos]
         if len(closing) + CLOSE_SLACK < left:
@@ -249,7 +250,7 @@ class SchemaConstraint:
             if not state.grammar.ident_ok():
                 out = self._keyword_spelled(out, base, keywords)  # only keywords may stand here
             elif cands is not None:  # a name may, but not a keyword that cannot stand here (`COUNT(SELECT`)
-                dead = (cands[0], cands[1], cands[2] | (RESERVED - keywords))
+                dead = (cands[0], cands[1], cands[2] | state.grammar.dead_words(keywords))
                 live = set(self._spelled(dead, base, state))
                 if not base:  # a number may start here whatever the names
                     live.update(v.digit_start)
@@ -303,7 +304,8 @@ def _state_key(state: ScanState) -> tuple:
     frames = tuple((f.clause, f.query, tuple(sorted(f.aliases.items(), key=str)),
                     tuple(sorted((k, tuple(sorted(c))) for k, c in f.pending.items()))) for f in state.frames)
     return (id(state.schema), state.mode, state.word.lower(), state.closer, state.role, frames, state.names,
-            state.ctes, state.started, state.grammar.key(), state.literal[-12:] if state.mode in ("s", "s_end") else "")
+            state.ctes, state.started, state.grammar.key(), state.spaces,
+            state.literal[-12:] if state.mode in ("s", "s_end") else "")
 
 
 def closing_text(state: ScanState) -> str:

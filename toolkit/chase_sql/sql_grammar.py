@@ -60,10 +60,10 @@ class Ctx:
     items: bool = False  # select-list or args position where `*` / DISTINCT may start an item
 
     def copy(self) -> Ctx:
-        return Ctx(self.kind, self.phase, self.need, self.after, self.between, self.fn, self.items, self.call)
+        return Ctx(self.kind, self.phase, self.need, self.after, self.between, self.fn, self.call, self.items)
 
     def key(self) -> tuple:
-        return (self.kind, self.phase, self.need, self.after, self.between, self.fn, self.items, self.call)
+        return (self.kind, self.phase, self.need, self.after, self.between, self.fn, self.call, self.items)
 
 
 class Grammar:
@@ -94,6 +94,12 @@ class Grammar:
     def _expr_operand(c: Ctx) -> bool:
         return c.need and c.phase not in ("start_q", "table", "by", "join_kw", "with_as", "start", "compound",
                                           "with_done", "after_cte", "cte_open", "subquery", "using")
+
+    def dead_words(self, keywords: frozenset[str]) -> frozenset[str]:
+        """Words that cannot stand here although a name may: refused keywords, and aggregate functions where
+        no aggregate may be called."""
+        dead = RESERVED - keywords
+        return dead if self._aggregate_ok() else dead | AGGREGATES
 
     def keywords_ok(self) -> frozenset[str]:
         """The reserved words that may stand here (for filtering name tokens in bulk)."""
@@ -214,7 +220,7 @@ class Grammar:
         """A short text that completes the query from here ("" when none is known)."""
         out = []
         probe = self.clone()
-        for _ in range(12):
+        for _ in range(40):
             if probe.can_end():
                 return "".join(out)
             c = probe.stack[-1]
@@ -235,7 +241,7 @@ class Grammar:
     def _closers(c: Ctx) -> tuple[str, ...]:
         if c.kind == "case":
             return ("1", " END", " THEN", " WHEN")
-        return ("1", ")", " 1", "*", " AND 1", " THEN", " END", " REAL", " x")
+        return ("1", ")", " 1", "*", " AND 1", " THEN", " END", " REAL", " x", " BY")
 
     def feed_text(self, text: str) -> None:
         """Whitespace-separated words, numbers and single symbols (for `closing` and the tests)."""
@@ -626,7 +632,7 @@ class Grammar:
                 raise GrammarError(f"{name}(): an aggregate inside an aggregate or in WHERE / ON / GROUP BY")
             c.need = True  # the call's value is an operand once `)` closes
             self.stack.append(Ctx("args", "none" if name in NO_ARGUMENTS else "start", True, call=name,
-                                  items=True))
+                                  items=name not in NO_ARGUMENTS))
             return
         if c.after == "in":
             self.stack.append(Ctx("paren", "start_q", True))

@@ -60,9 +60,9 @@ _LEAVE_FROM = frozenset(("where", "group", "having", "order", "limit", "union", 
 
 # Clause keywords as the generator writes them: inside a string literal they mean the literal was never closed
 # (`= '1960 ORDER BY birth_date ...`); a value that holds them is rare enough to give up.
-# Each ends in a space, so that the check falls on a token the processor judges one by one.
-CLAUSE_IN_LITERAL = (" FROM ", " WHERE ", " ORDER ", " GROUP ", " LIMIT ", "SELECT ", " JOIN ", " DESC ", " ASC ",
-                     " = ")
+# The check falls on the character after the word (a space, `?`, `(`), a token the processor judges one by one.
+CLAUSE_IN_LITERAL = (" FROM", " WHERE", " ORDER", " GROUP", " LIMIT", "SELECT", " JOIN", " DESC", " ASC", " =")
+MAX_SPACES = 8  # a longer run of whitespace between tokens is a decoding loop, not formatting
 
 BARE, TABLE, COLUMN, ALIAS, AFTER_TABLE, FREE, CTE = "bare", "table", "column", "alias", "after_table", "free", "cte"
 
@@ -166,11 +166,12 @@ class ScanState:
     prev: str = ""  # the last keyword, when the last word was one
     grammar: Grammar = field(default_factory=Grammar)  # the SQL syntax of the text so far
     literal: str = ""  # the string literal being read
+    spaces: int = 0  # whitespace characters in a row
 
     def clone(self) -> ScanState:
         return ScanState(self.schema, self.mode, self.word, self.closer, self.role,
                          [f.clone() for f in self.frames], self.names, self.ctes, self.started, self.prev,
-                         self.grammar.clone(), self.literal)
+                         self.grammar.clone(), self.literal, self.spaces)
 
     # ---- what the identifier being typed may become -------------------------------------------------------
     def _aliases(self) -> set[str]:
@@ -451,9 +452,9 @@ class ScanState:
             if ch == "'":
                 self.mode = "s_end"
                 return
-            self.literal += ch
-            if self.literal.endswith(CLAUSE_IN_LITERAL):
+            if not is_ident_char(ch) and self.literal.endswith(CLAUSE_IN_LITERAL):
                 raise Invalid(f"a clause inside a string literal: '{self.literal}")
+            self.literal += ch
             return
         elif mode == "s_end":
             if ch == "'":
@@ -478,8 +479,12 @@ class ScanState:
         if ch.isspace():
             if kind == COLUMN:
                 raise Invalid("a space after a qualifier's dot")
+            self.spaces += 1
+            if self.spaces > MAX_SPACES:
+                raise Invalid("a run of whitespace")
             self.grammar.space()
             return
+        self.spaces = 0
         self.started = True
         if is_ident_char(ch) and not ch.isdigit() and ch != "$":
             if not self.prefix_ok(ch, False):
@@ -487,6 +492,8 @@ class ScanState:
             self.mode, self.word = "i", ch
             return
         if ch in QUOTES:
+            if not self.grammar.ident_ok():
+                raise Invalid("a quoted name cannot stand here")
             self.mode, self.word, self.closer = "q", "", QUOTES[ch]
             return
         if kind == AFTER_TABLE and ch == "(":
