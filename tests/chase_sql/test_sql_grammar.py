@@ -65,6 +65,8 @@ INVALID = [
     "SELECT name FROM patients WHERE days BETWEEN 1",
     "SELECT name FROM patients; SELECT 1",
     "SELECT name FROM patients WHERE city ! 'a'",
+    "SELECT COUNT(*) FROM patients WHERE groups = 'Metformin'",  # foreign run: a window keyword as a column
+    "SELECT name FROM patients GROUPs",
 ]
 
 

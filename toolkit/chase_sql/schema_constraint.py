@@ -250,7 +250,7 @@ class SchemaConstraint:
             if not state.grammar.ident_ok():
                 out = self._keyword_spelled(out, base, keywords)  # only keywords may stand here
             elif cands is not None:  # a name may, but not a keyword that cannot stand here (`COUNT(SELECT`)
-                dead = (cands[0], cands[1], cands[2] | state.grammar.dead_words(keywords))
+                dead = (cands[0], cands[1], cands[2] | state.grammar.dead_words(keywords) | state.unusable_words())
                 live = set(self._spelled(dead, base, state))
                 if not base:  # a number may start here whatever the names
                     live.update(v.digit_start)

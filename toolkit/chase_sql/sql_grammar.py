@@ -220,7 +220,7 @@ class Grammar:
         """A short text that completes the query from here ("" when none is known)."""
         out = []
         probe = self.clone()
-        for _ in range(40):
+        for _ in range(160):
             if probe.can_end():
                 return "".join(out)
             c = probe.stack[-1]

@@ -23,7 +23,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from toolkit.chase_sql.sql_grammar import Grammar, GrammarError
+from toolkit.chase_sql.sql_grammar import LITERAL_WORDS, RESERVED, Grammar, GrammarError
 
 FORWARD_ALIAS = re.compile(r"[a-z][0-9]{0,2}")  # T1, a: prefix-closed (every prefix of a match matches)
 PLAIN = re.compile(r"[a-z_][a-z0-9_$]*")
@@ -44,6 +44,9 @@ ntile nullif percent_rank printf quote random randomblob rank replace round row_
 strftime string_agg substr substring sum time total trim typeof unicode unixepoch unlikely upper zeroblob
 ceil ceiling floor ln log log10 log2 mod pi pow power exp
 """.split())
+# Keywords of clauses the grammar does not take (windows, NULLS FIRST): unquoted, such a word can only be a name
+# the schema or the query declares (`WHERE groups = ...` is "no such column", `FROM t GROUPs` no alias).
+CONTEXTUAL = KEYWORDS - RESERVED - LITERAL_WORDS
 CLAUSES = frozenset("select from join where on group order having limit offset with union intersect except "
                     "using".split())
 # Where a clause keyword may stand in a query (SQLite's clause order): the clauses it may follow.
@@ -324,6 +327,8 @@ class ScanState:
             return True
         if not self._complete_ok(low, quoted):
             raise Invalid(f"{word}: not a name of the schema here")
+        if not quoted and kind in (BARE, AFTER_TABLE) and low in CONTEXTUAL and not self._declared_or_schema(low):
+            raise Invalid(f"{word}: a keyword of a clause this grammar does not take")
         self.grammar.word(low, quoted or kind in (COLUMN, TABLE, ALIAS, CTE, FREE))
         prev, self.prev = self.prev, ""
         if kind == BARE and not quoted and low in FUNCTIONS and nxt != "(" and not self._is_name(low):
@@ -359,6 +364,14 @@ class ScanState:
             if not quoted:
                 self._keyword(low, frame, after_table, prev)
         return False
+
+    def _declared_or_schema(self, low: str) -> bool:
+        return (low in self.schema.all_columns or low in self.schema.tables or low in self.names or low in self.ctes
+                or self._lookup(low)[0])
+
+    def unusable_words(self) -> frozenset[str]:
+        """CONTEXTUAL words that are no name here either (for masking name tokens in bulk)."""
+        return frozenset(w for w in CONTEXTUAL if not self._declared_or_schema(w))
 
     def _is_name(self, low: str) -> bool:
         """A keyword, column, table or declared name (not only a function)."""
