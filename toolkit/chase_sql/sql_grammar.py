@@ -240,8 +240,8 @@ class Grammar:
     @staticmethod
     def _closers(c: Ctx) -> tuple[str, ...]:
         if c.kind == "case":
-            return ("1", " END", " THEN", " WHEN")
-        return ("1", ")", " 1", "*", " AND 1", " THEN", " END", " REAL", " x", " BY")
+            return (" 1", " END", " THEN", " WHEN")
+        return (" 1", ")", " *", " AND 1", " THEN", " END", " REAL", " x", " BY")
 
     def feed_text(self, text: str) -> None:
         """Whitespace-separated words, numbers and single symbols (for `closing` and the tests)."""
