@@ -210,3 +210,10 @@ def test_a_copied_state_judges_as_the_original():
             except GrammarError:
                 outcomes.append(False)
         assert len(set(outcomes)) == 1 and outcomes[0] == (text == ")"), (text, outcomes)
+
+
+def test_a_looping_row_is_made_to_close_before_the_decoder_cuts_it():
+    loop = ["SELECT", " ", "name", " ", "FROM", " ", "patients", " ", "WHERE", " ", "city", " ", "=", " ", "'"]
+    loop += ["Oslo", " "] * 20
+    allowed = [t for t, v in _scores(loop).items() if v > float("-inf")]  # no budget known: the loop alone
+    assert allowed == ["'"], allowed

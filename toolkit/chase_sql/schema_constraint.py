@@ -31,6 +31,8 @@ from toolkit.chase_sql.sql_scanner import (
 
 OVERRULED_STOP = 24  # a row whose first choice was refused this many steps in a row has lost its way
 CLOSE_MARGIN = 64  # tokens before the budget's end from which a row that cannot end yet is watched ...
+LOOP_WINDOW = 40  # a row whose last tokens repeat one unit of up to LOOP_UNIT tokens is made to close (the
+LOOP_UNIT = 8  # copy-head decoder ends such a row, unclosed, after 48)
 CLOSE_SLACK = 4  # ... and made to close once its closing text needs no more than this many tokens beyond it
 SQL_TASKS = (TASK_DC, TASK_QP, TASK_OS, TASK_FIX)  # stages whose answer is one SQL query
 _CREATE = re.compile(r"CREATE TABLE .*?\n\);", re.S)
@@ -128,6 +130,7 @@ class SchemaConstraint:
         self._keyword_cache: dict = {}
         self.masked_steps = 0  # steps where the model's first choice was not allowed
         self.budget: int | None = None  # new tokens a row may write (the backend sets it): rows close within it
+        self.recent: list[list[int]] = [[] for _ in schemas]  # each row's last LOOP_WINDOW tokens
         self.overruled = [0] * len(schemas)  # consecutive steps where a row's first choice was not allowed
         self.stopped = 0  # rows ended early: lost (overruled OVERRULED_STOP times in a row) or at a dead end
         self.forced = 0  # steps where a row was made to close its query before the budget ran out
@@ -154,6 +157,7 @@ class SchemaConstraint:
                 self.states[r] = None
                 continue
             self.fed[r] += len(new)
+            self.recent[r] = (self.recent[r] + new)[-LOOP_WINDOW:]
             allowed = self._bounded(r, state, self.allowed(state))
             mask = torch.ones(scores.shape[1], dtype=torch.bool, device=scores.device)
             mask[torch.tensor(allowed, device=scores.device)] = False
@@ -175,10 +179,13 @@ class SchemaConstraint:
         if not allowed or self.overruled[r] >= OVERRULED_STOP:
             self.stopped += 1
             return [eos]
-        if self.budget is None or eos in allowed:
+        if eos in allowed:
             return allowed
-        left = self.budget - self.fed[r]
-        if left > CLOSE_MARGIN:
+        looping = _repeats(self.recent[r])  # the decoder would cut it there: close it while it can
+        if self.budget is None and not looping:
+            return allowed
+        left = 10 ** 9 if self.budget is None else self.budget - self.fed[r]
+        if left > CLOSE_MARGIN and not looping:
             return allowed
         closing = closing_text(state)  # written one character a token at worst
         if not closing:  # none found from here (a word half written, an alias never declared): go on
@@ -186,7 +193,7 @@ class SchemaConstraint:
         if len(closing) > left:  # no way to close in time: stop now, not at the limit
             self.stopped += 1
             return [eos]
-        if len(closing) + CLOSE_SLACK < left:
+        if len(closing) + CLOSE_SLACK < left and not looping:
             return allowed
         first = self.vocab.single.get(closing[0])
         if first is None or first not in allowed:
@@ -306,6 +313,14 @@ def _state_key(state: ScanState) -> tuple:
     return (id(state.schema), state.mode, state.word.lower(), state.closer, state.role, frames, state.names,
             state.ctes, state.started, state.grammar.key(), state.spaces,
             state.literal[-12:] if state.mode in ("s", "s_end") else "")
+
+
+def _repeats(tokens: list[int]) -> bool:
+    """Whether the last LOOP_WINDOW tokens repeat one unit of at most LOOP_UNIT tokens."""
+    if len(tokens) < LOOP_WINDOW:
+        return False
+    return any(all(tokens[i] == tokens[i - unit] for i in range(unit, len(tokens)))
+               for unit in range(1, LOOP_UNIT + 1))
 
 
 def closing_text(state: ScanState) -> str:
