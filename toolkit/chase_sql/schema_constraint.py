@@ -60,8 +60,23 @@ class TokenVocab:
             else:
                 self.other.append((i, text))
         self.name_ids = self.letter_start + self.digit_start
-        self.single = {t: i for i, t in enumerate(texts) if t and len(t) == 1 and i != eos_id}
+        self.exact = {t: i for i, t in enumerate(texts) if t and i != eos_id}  # a closing text's pieces
+        self.longest = max((len(t) for t in self.exact), default=1)
         self.max_len = max((len(t) for t in self.by_text), default=0)
+
+    def pieces(self, text: str) -> list[int]:
+        """`text` cut greedily into the longest tokens that spell it ([] when some character has no token)."""
+        out, i = [], 0
+        while i < len(text):
+            for k in range(min(self.longest, len(text) - i), 0, -1):
+                token = self.exact.get(text[i:i + k])
+                if token is not None:
+                    out.append(token)
+                    i += k
+                    break
+            else:
+                return []
+        return out
 
 
 def token_texts(tokenizer) -> list[str | None]:
@@ -187,20 +202,20 @@ class SchemaConstraint:
         left = 10 ** 9 if self.budget is None else self.budget - self.fed[r]
         if left > CLOSE_MARGIN and not looping:
             return allowed
-        closing = closing_text(state)  # written one character a token at worst
-        if not closing:  # none found from here (a word half written, an alias never declared): go on
+        closing = closing_text(state)
+        pieces = self.vocab.pieces(closing)
+        if not pieces:  # none found from here (a word half written, an alias never declared): go on
             return allowed
-        if len(closing) > left:  # no way to close in time: stop now, not at the limit
+        if len(pieces) > left:  # no way to close in time: stop now, not at the limit
             self.stopped += 1
             return [eos]
-        if len(closing) + CLOSE_SLACK < left and not looping:
+        if len(pieces) + CLOSE_SLACK < left and not looping:
             return allowed
-        first = self.vocab.single.get(closing[0])
-        if first is None or first not in allowed:
+        if pieces[0] not in allowed:
             self.stopped += 1
             return [eos]
         self.forced += 1
-        return [first]
+        return [pieces[0]]
 
     def _ended(self, token: int) -> bool:
         return token == self.vocab.eos_id or token >= self.vocab.size or not self._text(token)
