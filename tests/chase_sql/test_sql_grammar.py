@@ -217,3 +217,9 @@ def test_a_looping_row_is_made_to_close_before_the_decoder_cuts_it():
     loop += ["Oslo", " "] * 20
     allowed = [t for t, v in _scores(loop).items() if v > float("-inf")]  # no budget known: the loop alone
     assert allowed == ["'"], allowed
+
+
+def test_a_whole_query_at_the_end_of_its_budget_ends_there():
+    whole = ["SELECT", " ", "name", " ", "FROM", " ", "patients"]
+    assert [t for t, v in _scores(whole, budget=len(whole) + 3).items() if v > float("-inf")] == ["</s>"]
+    assert _scores(whole, budget=len(whole) + 40)[" "] > float("-inf")

@@ -194,7 +194,10 @@ class SchemaConstraint:
         if not allowed or self.overruled[r] >= OVERRULED_STOP:
             self.stopped += 1
             return [eos]
-        if eos in allowed:
+        if eos in allowed:  # whole: it may go on, unless going on could leave it unclosed at the limit
+            if self.budget is not None and self.budget - self.fed[r] <= CLOSE_SLACK:
+                self.forced += 1
+                return [eos]
             return allowed
         looping = _repeats(self.recent[r])  # the decoder would cut it there: close it while it can
         if self.budget is None and not looping:
