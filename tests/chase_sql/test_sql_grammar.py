@@ -67,6 +67,8 @@ INVALID = [
     "SELECT name FROM patients WHERE city ! 'a'",
     "SELECT COUNT(*) FROM patients WHERE groups = 'Metformin'",  # foreign run: a window keyword as a column
     "SELECT name FROM patients GROUPs",
+    "SELECT name FROM patients WHERE abs(days) COLLATE(days) > 1",  # foreign runs: COLLATE with no name
+    "SELECT name FROM patients WHERE soundex(* > days)",  # `*` outside COUNT
 ]
 
 

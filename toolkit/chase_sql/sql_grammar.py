@@ -632,11 +632,13 @@ class Grammar:
                 raise GrammarError(f"{name}(): an aggregate inside an aggregate or in WHERE / ON / GROUP BY")
             c.need = True  # the call's value is an operand once `)` closes
             self.stack.append(Ctx("args", "none" if name in NO_ARGUMENTS else "start", True, call=name,
-                                  items=name not in NO_ARGUMENTS))
+                                  items=name == "count"))  # `*` is an argument of COUNT only
             return
         if c.after == "in":
             self.stack.append(Ctx("paren", "start_q", True))
             return
+        if c.after == "collate":
+            raise GrammarError("a collation name must follow COLLATE")
         if not self._operand_ok(c):
             raise GrammarError("`(` cannot stand here")
         self.stack.append(Ctx("paren", "start_q", True))
