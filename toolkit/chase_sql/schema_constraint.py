@@ -2,7 +2,9 @@
 
 At each step, for each row, every token that would make the SQL written so far name a table, column or
 alias the prompt's schema lacks gets probability zero (`sql_scanner.py` decides, one character at a time);
-so does the end of the answer while a clause still waits for a name or an alias is undeclared. Rows of
+so does every token that breaks the SQL grammar (`sql_grammar.py`), and the end of the answer unless it is a
+whole query. A row is bounded: it closes its query before its token budget runs out (or stops when it cannot),
+and stops at a dead end or when the mask has refused its first choice OVERRULED_STOP times in a row. Rows of
 other stages (keywords, synthetic examples) and rows whose prompt shows no CREATE TABLE statement run free.
 
 It is a transformers `LogitsProcessor` (`__call__(input_ids, scores) -> scores`): `generate(...,

@@ -1,8 +1,9 @@
 """An incremental SQL scanner that knows a schema: it reads generated SQL one character at a time and says
 whether the text so far can still become a query that names only real tables and columns.
 
-In the spirit of PICARD (Scholak et al., 2021: reject a prefix as soon as it cannot be completed), but only
-for identifiers, the failure the small generator shows on databases it has never seen:
+In the spirit of PICARD (Scholak et al., 2021: reject a prefix as soon as it cannot be completed). The scanner
+splits characters into words, literals and symbols and feeds them to the SQL grammar (`sql_grammar.py`, syntax);
+itself it checks identifiers, the failure the small generator shows on databases it has never seen:
 - after FROM / JOIN (and a comma of a FROM list) an identifier must be a table of the schema (or a CTE);
 - after `Q.` it must be a column of Q: a table, or an alias the query declares;
 - a bare identifier must be a keyword, a function, a column, a table, or a name the query declares
