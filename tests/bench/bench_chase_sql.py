@@ -1,7 +1,8 @@
 """CHASE-SQL overhead outside the LLM: value lookup + 21 executions + clustering + tournament per question,
 and the MinHash LSH index build time per 100k values (vectorized signatures vs datasketch value by value),
 and the wall time per question of a default `run` (3 generators x 7, fixer up to 3 attempts within 120 s, the
-prompted selector) with the shipped generator on the first hand-written foreign questions.
+prompted selector) with the shipped generator on the first hand-written foreign questions, with the schema and
+grammar constraint (the default) and without it.
 
 Run from the repo root: python tests/bench/bench_chase_sql.py  -> bench-results/chase_sql.json
 """
@@ -70,13 +71,16 @@ def per_question_overhead(cache: Path) -> dict:
             "goal_under_1s_cpu": max(cpu) < 1.0, "goal_under_1s_wall": max(times) < 1.0}
 
 
-def default_pipeline_time(cache: Path, limit: int = DEFAULT_QUESTIONS) -> dict:
-    """Wall seconds per question of the pipeline with every default, the shipped generator playing every role."""
+def default_pipeline_time(cache: Path, limit: int = DEFAULT_QUESTIONS, constraint: bool = True) -> dict:
+    """Wall seconds per question of the pipeline with every default, the shipped generator playing every role
+    (with the schema and grammar constraint, the default, or without it: `--no-schema-constraint`)."""
     from toolkit.chase_sql.pipeline import PipelineConfig, Resources, answer
+    from toolkit.chase_sql.schema_constraint import attach
     from toolkit.chase_sql.selectors import make_selector
     from toolkit.core.llm import from_uri
 
     llm = from_uri(f"hf:{GENERATOR}", seed=0)
+    attach(llm, constraint)
     res = Resources(PipelineConfig(cache_dir=cache))
     selector = make_selector("llm", llm)
     seconds, fixes_stopped, comparisons = [], 0, []
@@ -149,8 +153,11 @@ def main() -> None:
         tmp = Path(tmp)
         overhead = per_question_overhead(tmp / "demo-cache")
         lsh = lsh_build(tmp)
-        default = default_pipeline_time(tmp / "foreign-cache") if (GENERATOR / "config.json").is_file() else None
-    figures = {"per_question_overhead": overhead, "lsh_build": lsh, "default_pipeline": default}
+        model = (GENERATOR / "config.json").is_file()
+        default = default_pipeline_time(tmp / "foreign-cache") if model else None
+        free = default_pipeline_time(tmp / "foreign-cache", constraint=False) if model else None
+    figures = {"per_question_overhead": overhead, "lsh_build": lsh, "default_pipeline": default,
+               "default_pipeline_no_constraint": free}
     print(f"per-question overhead (lookup + {overhead['pool']} executions + clustering + tournament): "
           f"mean {overhead['mean_ms']} ms, max {overhead['max_ms']} ms wall; CPU mean {overhead['cpu_mean_ms']} ms, "
           f"max {overhead['cpu_max_ms']} ms (goal < 1000 ms)")
@@ -165,6 +172,8 @@ def main() -> None:
               f"{default['fix_budget_s']:g} s, prompted selector): {default['seconds']} s per question "
               f"(mean {default['mean_s']} s, max {default['max_s']} s; {default['candidates_fix_stopped']} candidates "
               f"stopped by the fixer budget)")
+        print(f"the same without the schema constraint: {free['seconds']} s per question (mean {free['mean_s']} s, "
+              f"max {free['max_s']} s); with it {round(default['mean_s'] / max(free['mean_s'], 0.1), 2)}x as long")
     out = ROOT / "bench-results"
     out.mkdir(exist_ok=True)
     (out / "chase_sql.json").write_text(json.dumps(figures, indent=1) + "\n")

@@ -74,3 +74,10 @@ def test_timeout_row_cap_and_errors(db):
     assert ex.run(db, "SELECT COUNT(*) FROM books").rows == [(16,)]
     assert ex.run(db, "SELECT COUNT(*) FROM books") is ex.run(db, "SELECT COUNT(*) FROM books")  # cached
     ex.close()
+
+
+def test_a_deeply_nested_query_is_an_error_result_not_a_crash(db):
+    """Sampled rows can nest function calls hundreds deep; the parser's recursion limit must not end the run."""
+    sql = "SELECT " + "abs(" * 400 + "1" + ")" * 400
+    result = execute_sql(db, sql)
+    assert result.error is not None and "nested too deeply" in result.error

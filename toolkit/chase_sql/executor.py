@@ -78,6 +78,8 @@ def check_read_only(sql: str) -> None:
     except sqlglot.errors.SqlglotError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UnsafeSQL(f"cannot parse SQL: {first}") from None
+    except RecursionError:  # sqlglot's recursive descent on a deeply nested model-written query
+        raise UnsafeSQL("cannot parse SQL: nested too deeply") from None
     if len(statements) != 1:
         raise UnsafeSQL(f"expected one statement, got {len(statements)}")
     tree = statements[0]

@@ -2,7 +2,9 @@
 
 At each step, for each row, every token that would make the SQL written so far name a table, column or
 alias the prompt's schema lacks gets probability zero (`sql_scanner.py` decides, one character at a time);
-so does the end of the answer while a clause still waits for a name or an alias is undeclared. Rows of
+so does every token that breaks the SQL grammar (`sql_grammar.py`), and the end of the answer unless it is a
+whole query. A row is bounded: it closes its query before its token budget runs out (or stops when it cannot),
+and stops at a dead end or when the mask has refused its first choice OVERRULED_STOP times in a row. Rows of
 other stages (keywords, synthetic examples) and rows whose prompt shows no CREATE TABLE statement run free.
 
 It is a transformers `LogitsProcessor` (`__call__(input_ids, scores) -> scores`): `generate(...,
@@ -29,6 +31,11 @@ from toolkit.chase_sql.sql_scanner import (
     SchemaNames,
 )
 
+OVERRULED_STOP = 24  # a row whose first choice was refused this many steps in a row has lost its way
+CLOSE_MARGIN = 64  # tokens before the budget's end from which a row that cannot end yet is watched ...
+LOOP_WINDOW = 40  # a row whose last tokens repeat one unit of up to LOOP_UNIT tokens is made to close (the
+LOOP_UNIT = 8  # copy-head decoder ends such a row, unclosed, after 48)
+CLOSE_SLACK = 4  # ... and made to close once its closing text needs no more than this many tokens beyond it
 SQL_TASKS = (TASK_DC, TASK_QP, TASK_OS, TASK_FIX)  # stages whose answer is one SQL query
 _CREATE = re.compile(r"CREATE TABLE .*?\n\);", re.S)
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9_]+")
@@ -55,7 +62,23 @@ class TokenVocab:
             else:
                 self.other.append((i, text))
         self.name_ids = self.letter_start + self.digit_start
+        self.exact = {t: i for i, t in enumerate(texts) if t and i != eos_id}  # a closing text's pieces
+        self.longest = max((len(t) for t in self.exact), default=1)
         self.max_len = max((len(t) for t in self.by_text), default=0)
+
+    def pieces(self, text: str) -> list[int]:
+        """`text` cut greedily into the longest tokens that spell it ([] when some character has no token)."""
+        out, i = [], 0
+        while i < len(text):
+            for k in range(min(self.longest, len(text) - i), 0, -1):
+                token = self.exact.get(text[i:i + k])
+                if token is not None:
+                    out.append(token)
+                    i += k
+                    break
+            else:
+                return []
+        return out
 
 
 def token_texts(tokenizer) -> list[str | None]:
@@ -121,7 +144,13 @@ class SchemaConstraint:
         self.fed = [0] * len(schemas)
         self._name_cache: dict = {}
         self._other_cache: dict = {}
+        self._keyword_cache: dict = {}
         self.masked_steps = 0  # steps where the model's first choice was not allowed
+        self.budget: int | None = None  # new tokens a row may write (the backend sets it): rows close within it
+        self.recent: list[list[int]] = [[] for _ in schemas]  # each row's last LOOP_WINDOW tokens
+        self.overruled = [0] * len(schemas)  # consecutive steps where a row's first choice was not allowed
+        self.stopped = 0  # rows ended early: lost (overruled OVERRULED_STOP times in a row) or at a dead end
+        self.forced = 0  # steps where a row was made to close its query before the budget ran out
 
     def __call__(self, input_ids, scores):
         import torch
@@ -145,15 +174,53 @@ class SchemaConstraint:
                 self.states[r] = None
                 continue
             self.fed[r] += len(new)
-            allowed = self.allowed(state)
-            if not allowed:
-                continue
+            self.recent[r] = (self.recent[r] + new)[-LOOP_WINDOW:]
+            allowed = self._bounded(r, state, self.allowed(state))
             mask = torch.ones(scores.shape[1], dtype=torch.bool, device=scores.device)
             mask[torch.tensor(allowed, device=scores.device)] = False
             if bool(mask[scores[r].argmax()]):
                 self.masked_steps += 1
+                self.overruled[r] += 1
+            else:
+                self.overruled[r] = 0
             scores[r] = scores[r].masked_fill(mask, float("-inf"))
+            if allowed == [self.vocab.eos_id]:
+                scores[r, self.vocab.eos_id] = 0.0  # a row made to stop: end it whatever the model's score
         return scores
+
+    def _bounded(self, r: int, state: ScanState, allowed: list[int]) -> list[int]:
+        """The allowed tokens once the row's budget and its history are taken into account: a row with no
+        allowed token (a dead end), or one the mask overruled OVERRULED_STOP times in a row (lost), ends now;
+        a row whose budget is nearly spent may only write the text that closes its query (or end)."""
+        eos = self.vocab.eos_id
+        if not allowed or self.overruled[r] >= OVERRULED_STOP:
+            self.stopped += 1
+            return [eos]
+        if eos in allowed:  # whole: it may go on, unless going on could leave it unclosed at the limit
+            if self.budget is not None and self.budget - self.fed[r] <= CLOSE_SLACK:
+                self.forced += 1
+                return [eos]
+            return allowed
+        looping = _repeats(self.recent[r])  # the decoder would cut it there: close it while it can
+        if self.budget is None and not looping:
+            return allowed
+        left = 10 ** 9 if self.budget is None else self.budget - self.fed[r]
+        if left > CLOSE_MARGIN and not looping:
+            return allowed
+        closing = closing_text(state)
+        pieces = self.vocab.pieces(closing)
+        if not pieces:  # none found from here (a word half written, an alias never declared): go on
+            return allowed
+        if len(pieces) > left:  # no way to close in time: stop now, not at the limit
+            self.stopped += 1
+            return [eos]
+        if len(pieces) + CLOSE_SLACK < left and not looping:
+            return allowed
+        if pieces[0] not in allowed:
+            self.stopped += 1
+            return [eos]
+        self.forced += 1
+        return [pieces[0]]
 
     def _ended(self, token: int) -> bool:
         return token == self.vocab.eos_id or token >= self.vocab.size or not self._text(token)
@@ -191,7 +258,7 @@ class SchemaConstraint:
         cands = state.candidates(state.role, quoted)
         key = (id(state.schema), mode == "n" or mode == "s_end", quoted, base, state.role,
                None if cands is None else (tuple(id(x) for x in cands[0]), frozenset(cands[1]), cands[2]),
-               state._may_forward())
+               state._may_forward(), state.grammar.key())
         hit = self._name_cache.get(key)
         if hit is not None:
             return hit
@@ -205,8 +272,31 @@ class SchemaConstraint:
             out = v.name_ids
         else:
             out = self._spelled(cands, base, state, quoted)
+        if not quoted and mode in ("n", "s_end", "i"):
+            keywords = self._keywords_ok(state.grammar)
+            if not state.grammar.ident_ok():
+                out = self._keyword_spelled(out, base, keywords)  # only keywords may stand here
+            elif cands is not None:  # a name may, but not a keyword that cannot stand here (`COUNT(SELECT`)
+                dead = (cands[0], cands[1], cands[2] | state.grammar.dead_words(keywords) | state.unusable_words())
+                live = set(self._spelled(dead, base, state))
+                if not base:  # a number may start here whatever the names
+                    live.update(v.digit_start)
+                out = [i for i in out if i in live]
         self._name_cache[key] = out
         return out
+
+    def _keywords_ok(self, grammar) -> frozenset[str]:
+        key = grammar.key()
+        hit = self._keyword_cache.get(key)
+        if hit is None:
+            hit = self._keyword_cache[key] = grammar.keywords_ok()
+        return hit
+
+    def _keyword_spelled(self, ids: list[int], base: str, keywords: frozenset[str]) -> list[int]:
+        """The tokens of `ids` with which base + token is a prefix of one of `keywords`."""
+        texts = self.vocab.texts
+        return [i for i in ids if (texts[i] or "0")[0].isdigit()
+                or any(k.startswith(base + (texts[i] or "").lower()) for k in keywords)]
 
     def _digits_ok(self, state: ScanState) -> bool:
         probe = state.clone()
@@ -241,7 +331,30 @@ def _state_key(state: ScanState) -> tuple:
     frames = tuple((f.clause, f.query, tuple(sorted(f.aliases.items(), key=str)),
                     tuple(sorted((k, tuple(sorted(c))) for k, c in f.pending.items()))) for f in state.frames)
     return (id(state.schema), state.mode, state.word.lower(), state.closer, state.role, frames, state.names,
-            state.ctes, state.started)
+            state.ctes, state.started, state.grammar.key(), state.spaces,
+            state.literal[-12:] if state.mode in ("s", "s_end") else "")
+
+
+def _repeats(tokens: list[int]) -> bool:
+    """Whether the last LOOP_WINDOW tokens repeat one unit of at most LOOP_UNIT tokens."""
+    if len(tokens) < LOOP_WINDOW:
+        return False
+    return any(all(tokens[i] == tokens[i - unit] for i in range(unit, len(tokens)))
+               for unit in range(1, LOOP_UNIT + 1))
+
+
+def closing_text(state: ScanState) -> str:
+    """A short text after which the row's query is whole ("" when none is found): the string literal or quoted
+    name closed, then what the grammar needs (an operand, `)`, END), checked by feeding it to a copy."""
+    head = {"s": "'", "q": state.closer, "i": " ", "qd": " ", "num": " ", "s_end": " "}.get(state.mode, "")
+    probe = state.clone()
+    try:
+        probe.feed(head)
+        tail = probe.grammar.closing()
+        probe.feed(tail)
+    except Invalid:
+        return ""
+    return head + tail if probe.can_end() else ""
 
 
 # ---- the backend hook -------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """An incremental SQL scanner that knows a schema: it reads generated SQL one character at a time and says
 whether the text so far can still become a query that names only real tables and columns.
 
-In the spirit of PICARD (Scholak et al., 2021: reject a prefix as soon as it cannot be completed), but only
-for identifiers, the failure the small generator shows on databases it has never seen:
+In the spirit of PICARD (Scholak et al., 2021: reject a prefix as soon as it cannot be completed). The scanner
+splits characters into words, literals and symbols and feeds them to the SQL grammar (`sql_grammar.py`, syntax);
+itself it checks identifiers, the failure the small generator shows on databases it has never seen:
 - after FROM / JOIN (and a comma of a FROM list) an identifier must be a table of the schema (or a CTE);
 - after `Q.` it must be a column of Q: a table, or an alias the query declares;
 - a bare identifier must be a keyword, a function, a column, a table, or a name the query declares
@@ -23,6 +24,8 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
+from toolkit.chase_sql.sql_grammar import LITERAL_WORDS, RESERVED, Grammar, GrammarError
+
 FORWARD_ALIAS = re.compile(r"[a-z][0-9]{0,2}")  # T1, a: prefix-closed (every prefix of a match matches)
 PLAIN = re.compile(r"[a-z_][a-z0-9_$]*")
 QUOTES = {'"': '"', "`": "`", "[": "]"}
@@ -42,6 +45,9 @@ ntile nullif percent_rank printf quote random randomblob rank replace round row_
 strftime string_agg substr substring sum time total trim typeof unicode unixepoch unlikely upper zeroblob
 ceil ceiling floor ln log log10 log2 mod pi pow power exp
 """.split())
+# Keywords of clauses the grammar does not take (windows, NULLS FIRST): unquoted, such a word can only be a name
+# the schema or the query declares (`WHERE groups = ...` is "no such column", `FROM t GROUPs` no alias).
+CONTEXTUAL = KEYWORDS - RESERVED - LITERAL_WORDS
 CLAUSES = frozenset("select from join where on group order having limit offset with union intersect except "
                     "using".split())
 # Where a clause keyword may stand in a query (SQLite's clause order): the clauses it may follow.
@@ -55,6 +61,12 @@ _AFTER = {
 }
 _AFTER["intersect"] = _AFTER["except"] = _AFTER["union"]
 _LEAVE_FROM = frozenset(("where", "group", "having", "order", "limit", "union", "intersect", "except"))
+
+# Clause keywords as the generator writes them: inside a string literal they mean the literal was never closed
+# (`= '1960 ORDER BY birth_date ...`); a value that holds them is rare enough to give up.
+# The check falls on the character after the word (a space, `?`, `(`), a token the processor judges one by one.
+CLAUSE_IN_LITERAL = (" FROM", " WHERE", " ORDER", " GROUP", " LIMIT", "SELECT", " JOIN", " DESC", " ASC", " =")
+MAX_SPACES = 8  # a longer run of whitespace between tokens is a decoding loop, not formatting
 
 BARE, TABLE, COLUMN, ALIAS, AFTER_TABLE, FREE, CTE = "bare", "table", "column", "alias", "after_table", "free", "cte"
 
@@ -140,8 +152,7 @@ class Frame:
                      set(self.bare))
 
 
-class Invalid(Exception):
-    """The text can no longer become a query that names only real tables and columns."""
+Invalid = GrammarError  # the text can no longer become a query (a name the schema lacks, or bad syntax)
 
 
 @dataclass
@@ -157,10 +168,14 @@ class ScanState:
     ctes: frozenset[str] = frozenset()
     started: bool = False
     prev: str = ""  # the last keyword, when the last word was one
+    grammar: Grammar = field(default_factory=Grammar)  # the SQL syntax of the text so far
+    literal: str = ""  # the string literal being read
+    spaces: int = 0  # whitespace characters in a row
 
     def clone(self) -> ScanState:
         return ScanState(self.schema, self.mode, self.word, self.closer, self.role,
-                         [f.clone() for f in self.frames], self.names, self.ctes, self.started, self.prev)
+                         [f.clone() for f in self.frames], self.names, self.ctes, self.started, self.prev,
+                         self.grammar.clone(), self.literal, self.spaces)
 
     # ---- what the identifier being typed may become -------------------------------------------------------
     def _aliases(self) -> set[str]:
@@ -308,10 +323,14 @@ class ScanState:
         kind = self.role[0]
         frame = self.frames[-1]
         if kind == BARE and nxt == ".":  # a qualifier
+            self.grammar.qualified()
             self.role = self._qualifier(low, quoted, word)
             return True
         if not self._complete_ok(low, quoted):
             raise Invalid(f"{word}: not a name of the schema here")
+        if not quoted and kind in (BARE, AFTER_TABLE) and low in CONTEXTUAL and not self._declared_or_schema(low):
+            raise Invalid(f"{word}: a keyword of a clause this grammar does not take")
+        self.grammar.word(low, quoted or kind in (COLUMN, TABLE, ALIAS, CTE, FREE))
         prev, self.prev = self.prev, ""
         if kind == BARE and not quoted and low in FUNCTIONS and nxt != "(" and not self._is_name(low):
             raise Invalid(f"{word}: a function name without its parentheses")
@@ -346,6 +365,14 @@ class ScanState:
             if not quoted:
                 self._keyword(low, frame, after_table, prev)
         return False
+
+    def _declared_or_schema(self, low: str) -> bool:
+        return (low in self.schema.all_columns or low in self.schema.tables or low in self.names or low in self.ctes
+                or self._lookup(low)[0])
+
+    def unusable_words(self) -> frozenset[str]:
+        """CONTEXTUAL words that are no name here either (for masking name tokens in bulk)."""
+        return frozenset(w for w in CONTEXTUAL if not self._declared_or_schema(w))
 
     def _is_name(self, low: str) -> bool:
         """A keyword, column, table or declared name (not only a function)."""
@@ -438,10 +465,15 @@ class ScanState:
         elif mode == "s":
             if ch == "'":
                 self.mode = "s_end"
+                return
+            if not is_ident_char(ch) and self.literal.endswith(CLAUSE_IN_LITERAL):
+                raise Invalid(f"a clause inside a string literal: '{self.literal}")
+            self.literal += ch
             return
         elif mode == "s_end":
             if ch == "'":
                 self.mode = "s"
+                self.literal += ch
                 return
             self.mode = "n"
         elif mode == "num":
@@ -461,7 +493,12 @@ class ScanState:
         if ch.isspace():
             if kind == COLUMN:
                 raise Invalid("a space after a qualifier's dot")
+            self.spaces += 1
+            if self.spaces > MAX_SPACES:
+                raise Invalid("a run of whitespace")
+            self.grammar.space()
             return
+        self.spaces = 0
         self.started = True
         if is_ident_char(ch) and not ch.isdigit() and ch != "$":
             if not self.prefix_ok(ch, False):
@@ -469,6 +506,8 @@ class ScanState:
             self.mode, self.word = "i", ch
             return
         if ch in QUOTES:
+            if not self.grammar.ident_ok():
+                raise Invalid("a quoted name cannot stand here")
             self.mode, self.word, self.closer = "q", "", QUOTES[ch]
             return
         if kind == AFTER_TABLE and ch == "(":
@@ -478,11 +517,13 @@ class ScanState:
             kind = BARE
         if kind == COLUMN:
             if ch == "*":
+                self.grammar.star()
                 self.role = (BARE,)
                 return
             raise Invalid("a column must follow a qualifier's dot")
         if kind == TABLE:
             if ch == "(":
+                self.grammar.symbol(ch)
                 self.frames.append(Frame())
                 self.role = (BARE,)
                 return
@@ -490,10 +531,14 @@ class ScanState:
         if kind != BARE:
             raise Invalid("a name must follow AS")
         frame = self.frames[-1]
+        if ch.isdigit() or ch == "'":
+            self.grammar.literal()
+        elif ch != ".":
+            self.grammar.symbol(ch)
         if ch.isdigit():
             self.mode = "num"
         elif ch == "'":
-            self.mode = "s"
+            self.mode, self.literal = "s", ""
         elif ch == "(":
             self.frames.append(Frame())
         elif ch == ")":
@@ -526,6 +571,8 @@ class ScanState:
         except Invalid:
             return False
         if probe.role[0] in (TABLE, COLUMN, ALIAS, FREE, CTE) or len(probe.frames) > 1:
+            return False
+        if not probe.grammar.can_end():
             return False
         try:
             probe._settle(probe.frames[0], None)

@@ -104,6 +104,8 @@ class HFBackend(Backend):
             rows = [tok(p, add_special_tokens=self._special())["input_ids"] for p in prompts]
             ids, mask = self._left_padded(rows)
             proc = self.processor_for(batch) if self.processor_for is not None else None
+            if hasattr(proc, "budget"):
+                proc.budget = max_tokens  # so that a constrained row closes its answer within the limit
             with torch.no_grad():
                 if fast:
                     seeds = self._seeds(prompts) if temperature > 0 else None
@@ -138,6 +140,8 @@ class HFBackend(Backend):
         sample = temperature > 0
         seed = self._seeds([prompt])[0] if sample else 0
         proc = self.processor_for([messages] * n) if self.processor_for is not None else None
+        if hasattr(proc, "budget"):
+            proc.budget = max_tokens
         if hasattr(self.model, "decode"):
             with torch.no_grad():
                 new_tokens, chosen = self.model.decode(
