@@ -34,6 +34,9 @@ DemosOpt = Annotated[Path | None, typer.Option("--demos", help="rag.demo JSONL f
 MaxContextOpt = Annotated[int | None, typer.Option(
     "--max-context", min=1, help="Largest prompt (tokens) of one call; over it the configuration is infeasible "
                                  "(hf: the model's max_position_embeddings by default).")]
+ThetaShiftOpt = Annotated[str, typer.Option(
+    "--theta-shift", help="What the allocation model adds to (k, m, n) before the log: paper (0.01 each, as in "
+                          "the paper) or one (log(1+k), log(1+m), log n, the earlier form).")]
 
 
 def _index(path: Path, corpus: Path | None = None):
@@ -275,6 +278,7 @@ def fit(
                                         "or task!=T (leave one task out).")] = "split:1",
     robust: Annotated[bool, typer.Option("--robust", help="soft_l1 loss instead of plain least squares.")] = False,
     metric: Annotated[str, typer.Option("--metric", help="acc, em or f1.")] = "acc",
+    theta_shift: ThetaShiftOpt = "paper",
     out: OutOpt = None,
     seed: SeedOpt = None,
 ):
@@ -283,10 +287,11 @@ def fit(
     Example: reason rag fit --sweep sweep.jsonl --fit-on split:0.5 -o cam.json
     """
     from toolkit.core.records import dumps, read_records
-    from toolkit.rag.cam import fit_records
+    from toolkit.rag.cam import fit_records, parse_shift
 
+    shift = parse_shift(theta_shift)
     records = [r for r in read_records(sweep_file) if r.get("type") == "rag.config"]
-    cam = fit_records(records, fit_on, seed=seed_or_global(seed), robust=robust, metric=metric)
+    cam = fit_records(records, fit_on, seed=seed_or_global(seed), robust=robust, metric=metric, shift=shift)
     if out is None:
         print(dumps(cam))
     else:
@@ -401,6 +406,7 @@ def claims(
     sweep_file: Annotated[Path, typer.Option("--sweep", help="A sweep's JSONL (rag.config records).")],
     budgets: Annotated[str, typer.Option("--budgets", help="Budgets of the allocation check.")] = "1k,2k,4k,8k",
     claim_budget: Annotated[str, typer.Option("--claim-budget", help="Budget of IterDRAG vs RAG.")] = "4k",
+    theta_shift: ThetaShiftOpt = "paper",
     out: OutOpt = None,
     seed: SeedOpt = None,
 ):
@@ -409,13 +415,15 @@ def claims(
     Example: reason rag claims --sweep assets/rag/sweep-1000.jsonl
     """
     from toolkit.core.records import read_records
+    from toolkit.rag.cam import parse_shift
     from toolkit.rag.claims import claims as measure
     from toolkit.rag.sweep import parse_budget, parse_budgets
 
+    shift = parse_shift(theta_shift)
     records = [r for r in read_records(sweep_file) if r.get("type") == "rag.config"]
     with open_writer(out) as w:
         w.write_all(measure(records, budgets=parse_budgets(budgets), claim_budget=parse_budget(claim_budget),
-                            seed=seed_or_global(seed)))
+                            seed=seed_or_global(seed), shift=shift))
 
 
 @app.command()

@@ -84,6 +84,9 @@ def test_data_index_fit_plan(reason, tmp_path):
     cam = json.loads((tmp_path / "cam.json").read_text())
     assert cam["type"] == "rag.cam" and cam["fit"]["points"] >= cam["heldout"]["points"] > 0
     assert cam["heldout"]["r2"] > 0.95  # the sweep follows the model's own form
+    assert cam["shift"] == [0.01, 0.01, 0.01]  # the paper's log(theta + 0.01) unless asked otherwise
+    bad_shift = reason("rag", "fit", "--sweep", str(tmp_path / "s.jsonl"), "--theta-shift", "half")
+    assert bad_shift.returncode == 2 and "--theta-shift half: expected one of paper, one" in bad_shift.stderr
     for budget in ("1k", "4k"):
         pl = reason("rag", "plan", "--cam", str(tmp_path / "cam.json"), "--budget", budget)
         assert pl.returncode == 0, pl.stderr

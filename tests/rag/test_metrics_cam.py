@@ -58,6 +58,27 @@ def test_cam_one_task_drops_b_and_needs_seven_points():
         cam.informativeness([p for p in pts if p["theta"] != (1, 0, 1)])
 
 
+def test_cam_features_are_the_papers_log_of_theta_shifted_by_001():
+    # Appendix H: the values in theta are shifted by eps = 0.01 before the log (0 documents, 0 shots count)
+    assert cam.features((0, 0, 1)) == pytest.approx([math.log(0.01), math.log(0.01), math.log(1.01)])
+    assert cam.features((16, 2, 3)) == pytest.approx([math.log(16.01), math.log(2.01), math.log(3.01)])
+    assert cam.features((16, 2, 3), cam.SHIFTS["one"]) == pytest.approx([math.log(17), math.log(3), math.log(3)])
+    info = {"t1": (0.3, 0.05), "t2": (0.05, 0.2)}
+    pts = _points([0.6, 0.3, 0.5], [1.2, -0.8, 0.0], -1.5, info)
+    model = cam.fit(pts, info)
+    assert model["shift"] == [0.01, 0.01, 0.01]
+    for p in pts[::7]:  # the stored shift is the one predict uses
+        assert cam.predict(model, p["theta"], p["task"]) == pytest.approx(p["p"], abs=1e-3)
+    # data made by the paper's form: the earlier log(1 + k) form cannot fit it as well
+    other = cam.fit(pts, info, shift=cam.SHIFTS["one"])
+    assert cam.quality(model, pts)["r2"] > 0.999 > cam.quality(other, pts)["r2"]
+    # a model file without the field was fitted with log(1 + k), log(1 + m), log n, and is read that way
+    legacy = {k: v for k, v in other.items() if k != "shift"}
+    assert cam.predict(legacy, (4, 1, 3), "t1") == pytest.approx(cam.predict(other, (4, 1, 3), "t1"))
+    with pytest.raises(InputError, match="--theta-shift half: expected one of paper, one"):
+        cam.parse_shift("half")
+
+
 def test_plan_keeps_the_budget():
     model = {"a": [0.5, 0.2, 0.4], "b": [0, 0, 0], "c": -1.0, "info": {"t": [0.2, 0.1]},
              "cost_model": {"iterdrag": [0.3, 0.3, 1.0, 5.0]}}
@@ -140,7 +161,7 @@ def _sampled_sweep(a, b, c, info, questions=400, seed=0):
     for method, k, m, n in grid:
         tasks = {}
         for task, iv in info.items():
-            model = {"a": a, "b": b, "c": c, "info": {task: iv}}
+            model = {"a": a, "b": b, "c": c, "info": {task: iv}, "shift": list(cam.SHIFTS["paper"])}
             p = cam.predict(model, cam.theta({"method": method, "k": k, "m": m, "n": n}), task)
             by_q = {f"{task}-{i}": float(rng.random() < p) for i in range(questions)}
             cost = (20.0 + 30.0 * k + 40.0 * m * (1 + k)) * (2 * n + 1 if method == "iterdrag" else 1)

@@ -1,13 +1,22 @@
 """The computation allocation model (Yue et al., Sec. 5): predict performance from (k, m, n).
 
-    logit P(theta) = (a + b * i)^T log theta + c,   theta = (1 + k, 1 + m, n),  i = (i_doc, i_shot, 0)
+    logit P(theta) = (a + b * i)^T log(theta + eps) + c,   theta = (k, m, n),  i = (i_doc, i_shot, 0)
 
+as in the paper's Eq. 2 and Appendix H: every element of theta is shifted by eps = 0.01 so that 0-document
+and 0-shot configurations have a finite log (shift `paper`). The earlier form log(1 + k), log(1 + m), log n
+(shift `one`) is kept for comparison and for model files written before (they carry no `shift` field).
 i_doc = P(1,0,1) - P(0,0,1) and i_shot = P(0,1,1) - P(0,0,1) per task (how much one document / one
-demonstration helps it); a, b, c are shared by the tasks and b_3 = 0. log(1+k), log(1+m) (a documented
-deviation from log k, log m) let 0-document and 0-shot configurations count. n is the number of generation
-iterations as in the paper: 1 for zs, ms, rag and drag (one call), the follow-up limit n for IterDRAG (so
-IterDRAG with n = 1 shares DRAG's theta, as in the paper's model). P is clipped to [1/2N, 1 - 1/2N] and the fit is least
-squares in logit space (`robust`: soft_l1). With one task, b is collinear with a and dropped.
+demonstration helps it); a, b, c are shared by the tasks and b_3 = 0 (six free parameters, as in the paper).
+n is the number of generation iterations as in the paper: 1 for zs, ms, rag and drag (one call), the
+follow-up limit n for IterDRAG (so IterDRAG with n = 1 shares DRAG's theta, as in the paper's model). P is
+clipped to [1/2N, 1 - 1/2N] and the fit is least squares in logit space (`robust`: soft_l1). With one task,
+b is collinear with a and dropped.
+
+Two differences from the paper remain, both documented in assets/rag/README.md: the paper computes i per
+strategy and task (IterDRAG's from IterDRAG runs with k = 0 and m = 0 or 1, which this sweep cannot run:
+sub-queries with nothing retrieved are not a configuration here), so every method shares the one-call
+anchors; and the paper's sigma^-1 is a sigmoid fitted to z-scored metrics, where this fit uses the plain logit
+of the accuracy.
 """
 
 from __future__ import annotations
@@ -20,14 +29,32 @@ from toolkit.core.errors import InputError
 from toolkit.core.records import make_record
 
 ANCHORS = {"zero": (0, 0, 1), "doc": (1, 0, 1), "shot": (0, 1, 1)}
+# what is added to (k, m, n) before the log: the paper's eps = 0.01, or the earlier (1, 1, 0)
+SHIFTS = {"paper": (0.01, 0.01, 0.01), "one": (1.0, 1.0, 0.0)}
 
 
 def theta(rec: dict) -> tuple[int, int, int]:
     return rec["k"], rec["m"], rec["n"] if rec["method"] == "iterdrag" else 1
 
 
-def features(t: tuple[int, int, int]) -> list[float]:
-    return [math.log1p(t[0]), math.log1p(t[1]), math.log(t[2])]
+def features(t: tuple[int, int, int], shift: tuple[float, float, float] = SHIFTS["paper"]) -> list[float]:
+    return [math.log(v + s) for v, s in zip(t, shift, strict=True)]
+
+
+def shift_of(cam: dict) -> tuple[float, float, float]:
+    """The shift a model was fitted with (files without the field were fitted with log(1 + k), log(1 + m))."""
+    return tuple(cam.get("shift", SHIFTS["one"]))
+
+
+def parse_shift(name: str) -> tuple[float, float, float]:
+    if name not in SHIFTS:
+        raise InputError(f"--theta-shift {name}: expected one of {', '.join(SHIFTS)}")
+    return SHIFTS[name]
+
+
+def _cost_features(t: tuple[int, int, int]) -> list[float]:
+    """The cost model's inputs (its own fit, independent of the allocation model's shift)."""
+    return [math.log1p(t[0]), math.log1p(t[1]), math.log(t[2]), 1.0]
 
 
 def _logit(p: float, n: int) -> float:
@@ -63,7 +90,8 @@ def informativeness(pts: list[dict]) -> dict[str, tuple[float, float]]:
     return out
 
 
-def fit(pts: list[dict], info: dict[str, tuple[float, float]], *, robust: bool = False) -> dict:
+def fit(pts: list[dict], info: dict[str, tuple[float, float]], *, robust: bool = False,
+        shift: tuple[float, float, float] = SHIFTS["paper"]) -> dict:
     import numpy as np
     from scipy.optimize import least_squares
 
@@ -74,7 +102,7 @@ def fit(pts: list[dict], info: dict[str, tuple[float, float]], *, robust: bool =
     use_b = len(tasks) > 1 and len({info[t] for t in tasks}) > 1
     if not use_b:
         console.warn("fit: one task (or identical informativeness): b is collinear with a and is dropped")
-    x = np.array([features(p["theta"]) for p in pts])
+    x = np.array([features(p["theta"], shift) for p in pts])
     iv = np.array([[*info[p["task"]], 0.0] for p in pts])
     y = np.array([_logit(p["p"], p["n"]) for p in pts])
 
@@ -86,12 +114,13 @@ def fit(pts: list[dict], info: dict[str, tuple[float, float]], *, robust: bool =
     w = res.x
     return {"a": [float(v) for v in w[:3]], "b": [float(w[3]), float(w[4]), 0.0] if use_b else [0.0, 0.0, 0.0],
             "c": float(w[5]), "info": {t: list(v) for t, v in info.items()}, "robust": robust,
-            "tasks": tasks}
+            "tasks": tasks, "shift": list(shift)}
 
 
 def predict(cam: dict, t: tuple[int, int, int], task: str) -> float:
     i = [*cam["info"][task], 0.0]
-    z = sum((a + b * iv) * f for a, b, iv, f in zip(cam["a"], cam["b"], i, features(t), strict=True)) + cam["c"]
+    f = features(t, shift_of(cam))
+    z = sum((a + b * iv) * x for a, b, iv, x in zip(cam["a"], cam["b"], i, f, strict=True)) + cam["c"]
     return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -137,11 +166,11 @@ def select(pts: list[dict], spec: str, seed: int = 0) -> tuple[list[dict], list[
 
 
 def fit_records(records: list[dict], spec: str = "split:1", *, seed: int = 0, robust: bool = False,
-                metric: str = "acc") -> dict:
+                metric: str = "acc", shift: tuple[float, float, float] = SHIFTS["paper"]) -> dict:
     pts = points(records, metric)
     info = informativeness(pts)
     train, held = select(pts, spec, seed)
-    cam = fit(train, info, robust=robust)
+    cam = fit(train, info, robust=robust, shift=shift)
     cam.update(fit_on=spec, seed=seed, metric=metric, fit=quality(cam, train), heldout=quality(cam, held),
                cost_model=cost_model(pts), configs=sorted({p["config"] for p in pts}),
                costs=_costs(pts), measured=_measured(pts))
@@ -189,7 +218,7 @@ def cost_model(pts: list[dict]) -> dict:
         rows = [p for p in pts if p["method"] == method and p["cost"] > 0]
         if not rows:
             continue
-        x = np.array([[*features(p["theta"]), 1.0] for p in rows])
+        x = np.array([_cost_features(p["theta"]) for p in rows])
         y = np.log([p["cost"] for p in rows])
         w, *_ = np.linalg.lstsq(x, y, rcond=None)
         out[method] = [float(v) for v in w]
@@ -200,7 +229,7 @@ def estimate_cost(cam: dict, method: str, t: tuple[int, int, int]) -> float | No
     w = cam.get("cost_model", {}).get(method)
     if w is None:
         return None
-    return float(math.exp(sum(a * b for a, b in zip(w, [*features(t), 1.0], strict=True))))
+    return float(math.exp(sum(a * b for a, b in zip(w, _cost_features(t), strict=True))))
 
 
 def plan(cam: dict, budget: int, task: str, candidates: list[dict]) -> dict | None:

@@ -46,14 +46,15 @@ def iterdrag_vs_rag(records: list[dict], budget: float, task: str) -> dict:
 
 
 def allocation(records: list[dict], spec: str, budgets: list[int], *, seed: int = 0,
-               eval_tasks: list[str] | None = None) -> dict:
+               eval_tasks: list[str] | None = None,
+               shift: tuple[float, float, float] = cam_mod.SHIFTS["paper"]) -> dict:
     """Fit on `spec`; per task and budget: picked config's measured Acc vs the best and vs documents only.
 
     A sweep the model cannot be fitted to (too few graded configurations) gives the reason instead."""
     from toolkit.core.errors import InputError
 
     try:
-        model = cam_mod.fit_records(records, spec, seed=seed)
+        model = cam_mod.fit_records(records, spec, seed=seed, shift=shift)
     except InputError as exc:
         return {"fit_on": spec, "error": str(exc)}
     tasks = eval_tasks or model["tasks"]
@@ -77,8 +78,9 @@ def allocation(records: list[dict], spec: str, budgets: list[int], *, seed: int 
                          "docs_only_acc": docs_only["tasks"][task]["acc"] if docs_only else None})
     gaps = [r["gap"] for r in rows]
     above = [r["picked_acc"] > r["docs_only_acc"] for r in rows if r["docs_only_acc"] is not None]
-    return {"fit_on": spec, "fit": model["fit"], "heldout": model["heldout"], "a": model["a"], "b": model["b"],
-            "c": model["c"], "rows": rows, "mean_gap": round(sum(gaps) / len(gaps), 4) if gaps else None,
+    return {"fit_on": spec, "shift": model["shift"], "fit": model["fit"], "heldout": model["heldout"],
+            "a": model["a"], "b": model["b"], "c": model["c"], "rows": rows,
+            "mean_gap": round(sum(gaps) / len(gaps), 4) if gaps else None,
             "max_gap": round(max(gaps), 4) if gaps else None,
             "above_docs_only": f"{sum(above)}/{len(above)}"}
 
@@ -97,7 +99,8 @@ def _half(records: list[dict], ids: dict[str, set]) -> list[dict]:
     return out
 
 
-def question_split(records: list[dict], budgets: list[int], *, seed: int = 0) -> dict:
+def question_split(records: list[dict], budgets: list[int], *, seed: int = 0,
+                   shift: tuple[float, float, float] = cam_mod.SHIFTS["paper"]) -> dict:
     """Fit on a random half of each task's questions, pick per task and budget, score on the other half."""
     import random
 
@@ -110,7 +113,7 @@ def question_split(records: list[dict], budgets: list[int], *, seed: int = 0) ->
         fit_ids[task], test_ids[task] = set(ids[: len(ids) // 2]), set(ids[len(ids) // 2:])
     fit_half, test_half = _half(records, fit_ids), _half(records, test_ids)
     try:
-        model = cam_mod.fit_records(fit_half, "split:1", seed=seed)
+        model = cam_mod.fit_records(fit_half, "split:1", seed=seed, shift=shift)
     except InputError as exc:
         return {"fit_on": "questions:0.5", "error": str(exc)}
     feasible = [r for r in test_half if r.get("feasible", True)]
@@ -138,15 +141,19 @@ def question_split(records: list[dict], budgets: list[int], *, seed: int = 0) ->
             "max_gap": round(max(gaps), 4) if gaps else None}
 
 
-def claims(records: list[dict], *, budgets: list[int], claim_budget: int = 4000, seed: int = 0) -> Iterator[dict]:
+def claims(records: list[dict], *, budgets: list[int], claim_budget: int = 4000, seed: int = 0,
+           shift: tuple[float, float, float] = cam_mod.SHIFTS["paper"]) -> Iterator[dict]:
     configs = [r for r in records if r.get("type") == "rag.config"]
     tasks = sorted({t for r in configs for t in r["tasks"]})
     for task in tasks:
         yield make_record("rag.claim", 1, claim="iterdrag_vs_rag", **iterdrag_vs_rag(configs, claim_budget, task))
-    yield make_record("rag.claim", 1, claim="cam_split", **allocation(configs, "split:0.5", budgets, seed=seed))
-    yield make_record("rag.claim", 1, claim="cam_question_split", **question_split(configs, budgets, seed=seed))
+    yield make_record("rag.claim", 1, claim="cam_split",
+                      **allocation(configs, "split:0.5", budgets, seed=seed, shift=shift))
+    yield make_record("rag.claim", 1, claim="cam_question_split",
+                      **question_split(configs, budgets, seed=seed, shift=shift))
     cheap = [b for b in budgets if b > 2000]
-    yield make_record("rag.claim", 1, claim="cam_extrapolation", **allocation(configs, "cost<=2k", cheap, seed=seed))
+    yield make_record("rag.claim", 1, claim="cam_extrapolation",
+                      **allocation(configs, "cost<=2k", cheap, seed=seed, shift=shift))
     for task in tasks:
         yield make_record("rag.claim", 1, claim="cam_leave_one_task_out",
-                          **allocation(configs, f"task!={task}", budgets, seed=seed, eval_tasks=[task]))
+                          **allocation(configs, f"task!={task}", budgets, seed=seed, eval_tasks=[task], shift=shift))
