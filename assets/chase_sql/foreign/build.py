@@ -99,8 +99,9 @@ def clinic_rows(rng: random.Random) -> dict[str, list[tuple]]:
 def shop_rows(rng: random.Random) -> dict[str, list[tuple]]:
     countries = ["France", "Germany", "Spain", "Italy"]
     customers = [(i + 1, n, rng.choice(countries), day(rng, (2019, 2023))) for i, n in enumerate(people(rng, 25))]
-    catalogue = [("Desk Lamp", "lighting", 29.9), ("Floor Lamp", "lighting", 79.0), ("Office Chair", "furniture", 149.0),
-                 ("Bookshelf", "furniture", 119.5), ("Coffee Table", "furniture", 89.0), ("Wool Blanket", "textiles", 45.0),
+    catalogue = [("Desk Lamp", "lighting", 29.9), ("Floor Lamp", "lighting", 79.0),
+                 ("Office Chair", "furniture", 149.0), ("Bookshelf", "furniture", 119.5),
+                 ("Coffee Table", "furniture", 89.0), ("Wool Blanket", "textiles", 45.0),
                  ("Cotton Towel", "textiles", 12.5), ("Wall Clock", "decor", 24.0), ("Picture Frame", "decor", 9.9),
                  ("Ceramic Vase", "decor", 34.0)]
     products = [(i + 1, *p) for i, p in enumerate(catalogue)]
