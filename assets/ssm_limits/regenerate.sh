@@ -7,6 +7,27 @@ what=${1:-all}  # all | problems | replay | models | matched-mamba | sweep | aut
 r() { reason "$@"; }
 command -v reason >/dev/null || r() { python -m cli "$@"; }
 
+# the two resumable runs of one architecture: the base (n = 8, then 8 and 16; stopped at step 7,217, where the
+# transformer's first 9-minute chunk ended) and its continuation to n = 64 from the base's weights
+two_runs() {
+  local arch=$1 base=$A/models/$2 full=$A/models/$3
+  for chunk in 1 2 3 4 5 6 7 8 9 10; do
+    res=""; [[ -f $base/train_state.pt ]] && res="--resume"
+    grep -qs '"steps": 7217,' $base/ssm_limits.json && break
+    r --seed 0 ssm-limits train --arch $arch --task iterate --size 8,16 --depths 1..4 --mode cot \
+      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 --curriculum '8:1..4@2000' \
+      --steps 14000 --stop-at 7217 --minutes 9 --probe-every 2000 $res -o $base
+  done
+  for chunk in 1 2 3 4 5 6 7 8 9 10; do
+    res=""; [[ -f $full/train_state.pt ]] && res="--resume"
+    grep -qs '"done": true' $full/ssm_limits.json && break
+    r --seed 0 ssm-limits train --arch $arch --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \
+      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 \
+      --curriculum '8,16:1..4@1000;8,16,32:1..4@3000' --steps 12000 --minutes 9 --probe-every 2000 \
+      --init $base $res -o $full
+  done
+}
+
 if [[ $what == all || $what == problems ]]; then
   mkdir -p $A/problems
   r --seed 0 ssm-limits gen --task compose --size 4,8,16,32 --depth 2 --n 50 --split test -o $A/problems/compose.jsonl
@@ -47,21 +68,7 @@ if [[ $what == all || $what == models ]]; then
   # a 14,000-step cosine budget stopped at step 7,217 (where its first 9-minute chunk ended). Shipped
   # (models/transformer): started from the base's weights (--init), n = 8,16 to step 1,000, 8..32 to 3,000, then
   # 8..64, a 12,000-step cosine budget; symbols from the 64-symbol pool. Both in resumable chunks of <= 9 minutes.
-  for chunk in 1 2 3 4 5 6 7 8 9 10; do
-    res=""; [[ -f $A/models/transformer-base/train_state.pt ]] && res="--resume"
-    grep -qs '"steps": 7217,' $A/models/transformer-base/ssm_limits.json && break
-    r --seed 0 ssm-limits train --arch transformer --task iterate --size 8,16 --depths 1..4 --mode cot \
-      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 --curriculum '8:1..4@2000' \
-      --steps 14000 --stop-at 7217 --minutes 9 --probe-every 2000 $res -o $A/models/transformer-base
-  done
-  for chunk in 1 2 3 4 5 6 7 8 9 10; do
-    res=""; [[ -f $A/models/transformer/train_state.pt ]] && res="--resume"
-    grep -qs '"done": true' $A/models/transformer/ssm_limits.json && break
-    r --seed 0 ssm-limits train --arch transformer --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \
-      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 \
-      --curriculum '8,16:1..4@1000;8,16,32:1..4@3000' --steps 12000 --minutes 9 --probe-every 2000 \
-      --init $A/models/transformer-base $res -o $A/models/transformer
-  done
+  two_runs transformer transformer-base transformer
   # mamba: the shipped model is still the 12-minute time-budgeted run (no step budget, old prompt format)
   r --seed 0 ssm-limits train --arch mamba --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \
     --layers 2 --hidden 64 --steps 0 --minutes 12 --lr 2e-3 --batch 32 -o $A/models/mamba
@@ -73,23 +80,12 @@ fi
 
 if [[ $what == matched-mamba ]]; then
   # the Mamba trained exactly as the shipped transformer (same two runs, settings, steps and seed; the fused scan):
-  # the matched comparison of claim 1 (about 60 CPU-minutes on this machine; resumable, rerun until both are done)
-  for chunk in 1 2 3 4 5 6 7 8 9 10; do
-    res=""; [[ -f $A/models/mamba-base/train_state.pt ]] && res="--resume"
-    grep -qs '"steps": 7217,' $A/models/mamba-base/ssm_limits.json && break
-    r --seed 0 ssm-limits train --arch mamba --task iterate --size 8,16 --depths 1..4 --mode cot \
-      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 --curriculum '8:1..4@2000' \
-      --steps 14000 --stop-at 7217 --minutes 9 --probe-every 2000 $res -o $A/models/mamba-base
-  done
-  for chunk in 1 2 3 4 5 6 7 8 9 10; do
-    res=""; [[ -f $A/models/mamba-64/train_state.pt ]] && res="--resume"
-    grep -qs '"done": true' $A/models/mamba-64/ssm_limits.json && break
-    r --seed 0 ssm-limits train --arch mamba --task iterate --size 8,16,32,64 --depths 1..4 --mode cot \
-      --layers 2 --hidden 64 --lr 1e-3 --batch 32 --x-last --warmup 200 \
-      --curriculum '8,16:1..4@1000;8,16,32:1..4@3000' --steps 12000 --minutes 9 --probe-every 2000 \
-      --init $A/models/mamba-base $res -o $A/models/mamba-64
-  done
-  r --seed 1 ssm-limits eval --model $A/models/mamba-64 --task iterate --size 8,16,32,64 --depths 1..8 --n 100
+  # the matched comparison of claim 1 (about 55 CPU-minutes on this machine; resumable, rerun until both are done)
+  two_runs mamba mamba-base mamba-64
+  r --seed 1 ssm-limits eval --model $A/models/mamba-base --task iterate --size 8,16,64 --depths 1..4 --n 100 \
+    > $A/curves-matched-mamba.jsonl
+  r --seed 1 ssm-limits eval --model $A/models/mamba-64 --task iterate --size 8,16,32,64 --depths 1..8 --n 100 \
+    >> $A/curves-matched-mamba.jsonl
 fi
 
 if [[ $what == all || $what == sweep ]]; then
