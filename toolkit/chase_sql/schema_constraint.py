@@ -258,7 +258,7 @@ class SchemaConstraint:
         cands = state.candidates(state.role, quoted)
         key = (id(state.schema), mode == "n" or mode == "s_end", quoted, base, state.role,
                None if cands is None else (tuple(id(x) for x in cands[0]), frozenset(cands[1]), cands[2]),
-               state._may_forward(), state.grammar.key())
+               state._may_forward(), state.grammar.key(), state.ambiguous())
         hit = self._name_cache.get(key)
         if hit is not None:
             return hit
@@ -328,7 +328,7 @@ class SchemaConstraint:
 
 
 def _state_key(state: ScanState) -> tuple:
-    frames = tuple((f.clause, f.query, tuple(sorted(f.aliases.items(), key=str)),
+    frames = tuple((f.clause, f.query, tuple(sorted(f.aliases.items(), key=str)), tuple(f.items), f.merged,
                     tuple(sorted((k, tuple(sorted(c))) for k, c in f.pending.items()))) for f in state.frames)
     return (id(state.schema), state.mode, state.word.lower(), state.closer, state.role, frames, state.names,
             state.ctes, state.started, state.grammar.key(), state.spaces,

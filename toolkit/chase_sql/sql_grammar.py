@@ -38,6 +38,11 @@ NEXT_CLAUSE = {
 AGGREGATES = frozenset(("count", "sum", "avg", "total", "group_concat", "string_agg"))  # min/max: also scalar
 NO_ARGUMENTS = frozenset(("pi", "random", "changes", "last_insert_rowid", "total_changes"))
 NO_COMPOUND_AFTER = frozenset(("order", "limit", "offset"))
+# Function calls, CASE and CAST nested in one another (within one query): gold queries nest at most 4 deep
+# (`ROUND(CAST(SUM(CASE ...) AS REAL) ..., 2)`); deeper is the small generator looping
+# (`soundex(SQRT(CASE WHEN soundex(CASE WHEN ...`), valid at every prefix until its closing text no longer fits.
+MAX_NESTING = 4
+NESTING = frozenset(("args", "case", "cast"))
 
 
 class GrammarError(Exception):
@@ -266,6 +271,24 @@ class Grammar:
                 i += 1
 
     # ---- helpers ---------------------------------------------------------------------------------------------
+    def nesting(self) -> int:
+        """Function calls, CASE and CAST open around here within the innermost query."""
+        depth = 0
+        for c in reversed(self.stack):
+            if c.kind == "query":
+                break
+            depth += c.kind in NESTING
+        return depth
+
+    def _nest(self, ctx: Ctx) -> None:
+        if self.nesting() >= MAX_NESTING:
+            raise GrammarError(f"calls, CASE and CAST nested more than {MAX_NESTING} deep")
+        self.stack.append(ctx)
+
+    def nest_ok(self) -> bool:
+        """Whether one more call, CASE or CAST may open here."""
+        return self.nesting() < MAX_NESTING
+
     def _aggregate_ok(self) -> bool:
         """An aggregate may not stand inside another one's arguments, nor in WHERE / ON / GROUP BY of its query."""
         for c in reversed(self.stack):
@@ -416,8 +439,10 @@ class Grammar:
             if w == "exists" or w == "case" or w == "cast":
                 if not self._operand_ok(c):
                     return False
+                if w == "cast" and not self.nest_ok():  # its `(` could not open
+                    raise GrammarError(f"calls, CASE and CAST nested more than {MAX_NESTING} deep")
                 if w == "case":
-                    self.stack.append(Ctx("case", "start", True))
+                    self._nest(Ctx("case", "start", True))
                 else:
                     c.after = w
                 return True
@@ -620,7 +645,7 @@ class Grammar:
             return
         if c.after in ("cast",):
             c.after = ""
-            self.stack.append(Ctx("cast", "expr", True))
+            self._nest(Ctx("cast", "expr", True))
             return
         if c.after == "exists":
             c.after = ""
@@ -630,9 +655,9 @@ class Grammar:
             name, c.fn = c.fn, ""
             if name in AGGREGATES and not self._aggregate_ok():
                 raise GrammarError(f"{name}(): an aggregate inside an aggregate or in WHERE / ON / GROUP BY")
+            self._nest(Ctx("args", "none" if name in NO_ARGUMENTS else "start", True, call=name,
+                           items=name == "count"))  # `*` is an argument of COUNT only
             c.need = True  # the call's value is an operand once `)` closes
-            self.stack.append(Ctx("args", "none" if name in NO_ARGUMENTS else "start", True, call=name,
-                                  items=name == "count"))  # `*` is an argument of COUNT only
             return
         if c.after == "in":
             self.stack.append(Ctx("paren", "start_q", True))

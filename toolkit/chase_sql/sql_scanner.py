@@ -60,6 +60,7 @@ _AFTER = {
     "union": ("select", "from", "join", "on", "using", "where", "group", "having", "order", "limit", "offset"),
 }
 _AFTER["intersect"] = _AFTER["except"] = _AFTER["union"]
+FROM_LIST = frozenset(("from", "join", "on", "using"))  # clauses of a FROM list, where a comma adds a table
 _LEAVE_FROM = frozenset(("where", "group", "having", "order", "limit", "union", "intersect", "except"))
 
 # Clause keywords as the generator writes them: inside a string literal they mean the literal was never closed
@@ -146,10 +147,12 @@ class Frame:
     aliases: dict[str, str | None] = field(default_factory=dict)  # alias -> table (None: derived/CTE)
     pending: dict[str, set[str]] = field(default_factory=dict)  # alias used before declared -> columns
     bare: set[str] = field(default_factory=set)  # unqualified columns named before the FROM clause
+    items: list[str | None] = field(default_factory=list)  # the FROM list's tables (None: unknown columns)
+    merged: bool = False  # USING / NATURAL JOIN: a shared column may stand unqualified
 
     def clone(self) -> Frame:
         return Frame(self.clause, self.query, dict(self.aliases), {k: set(v) for k, v in self.pending.items()},
-                     set(self.bare))
+                     set(self.bare), list(self.items), self.merged)
 
 
 Invalid = GrammarError  # the text can no longer become a query (a name the schema lacks, or bad syntax)
@@ -341,6 +344,7 @@ class ScanState:
         elif kind == TABLE:  # the table's own name qualifies its columns too (`shop.city`)
             table = low if low in self.schema.tables else None
             self._bind(low, table)
+            self._scope().items.append(table)
             self.role = (AFTER_TABLE, table)
         elif kind == ALIAS:
             self._bind(low, self.role[1])
@@ -358,6 +362,8 @@ class ScanState:
             after_table = self.role if kind == AFTER_TABLE else None
             self.role = (BARE,)
             scope = self._scope()
+            if low in self.ambiguous() and not (low in FUNCTIONS and nxt == "(") and not self._lookup(low)[0]:
+                raise Invalid(f"{word}: an ambiguous column (two tables of the FROM list have it)")
             if (low in self.schema.all_columns and scope.query and scope.clause == "select"
                     and not (not quoted and (low in KEYWORDS or low in FUNCTIONS))
                     and low not in self.names and low not in self.schema.tables and not self._lookup(low)[0]):
@@ -371,8 +377,26 @@ class ScanState:
                 or self._lookup(low)[0])
 
     def unusable_words(self) -> frozenset[str]:
-        """CONTEXTUAL words that are no name here either (for masking name tokens in bulk)."""
-        return frozenset(w for w in CONTEXTUAL if not self._declared_or_schema(w))
+        """CONTEXTUAL words that are no name here either, and functions where no call may open (nested too
+        deep), for masking name tokens in bulk."""
+        words = CONTEXTUAL if self.grammar.nest_ok() else CONTEXTUAL | FUNCTIONS
+        return frozenset(w for w in words if not self._declared_or_schema(w)) | self.ambiguous()
+
+    def ambiguous(self) -> frozenset[str]:
+        """Columns that two tables of this query's FROM list share (a self-join's every column): SQLite
+        refuses them unqualified ("ambiguous column name"). Empty before FROM, after USING / NATURAL JOIN
+        and when a FROM item's columns are unknown (a derived table, a CTE)."""
+        scope = self._scope()
+        if (not scope.query or scope.clause in (None, "select", "with") or scope.merged or len(scope.items) < 2
+                or None in scope.items):
+            return frozenset()
+        seen: set[str] = set()
+        twice: set[str] = set()
+        for table in scope.items:
+            cols = self.schema.tables[table]
+            twice |= seen & cols
+            seen |= cols
+        return frozenset(twice - self.names)
 
     def _is_name(self, low: str) -> bool:
         """A keyword, column, table or declared name (not only a function)."""
@@ -384,6 +408,8 @@ class ScanState:
             raise Invalid(f"{low.upper()} cannot stand here")
         if low in KEYWORDS:
             self.prev = low
+        if low in ("using", "natural"):
+            self._scope().merged = True
         if low in ("from", "join"):
             frame.clause = low
             self.role = (TABLE,)
@@ -399,7 +425,7 @@ class ScanState:
             frame.query, frame.clause = True, "select"
         elif low in ("union", "intersect", "except"):
             self._settle(frame, self._outer_scope())
-            frame.aliases, frame.clause, frame.bare = {}, None, set()
+            frame.aliases, frame.clause, frame.bare, frame.items, frame.merged = {}, None, set(), [], False
         elif low in CLAUSES:
             frame.clause = low
 
@@ -551,8 +577,9 @@ class ScanState:
                 self._settle(closed, self._scope())
                 if self.frames[-1].clause in ("from", "join"):
                     self.role = (AFTER_TABLE, None)  # a derived table: its alias has unknown columns
+                    self._scope().items.append(None)
         elif ch == ",":
-            if frame.clause == "from":
+            if frame.clause in FROM_LIST:  # `FROM a JOIN b ON .., c`: a table follows, as the grammar says
                 self.role = (TABLE,)
             elif frame.clause == "with":
                 self.role = (CTE,)
