@@ -26,6 +26,7 @@ from toolkit.chase_sql.learned.template import ANSWER_CUE
 from toolkit.chase_sql.prompts import TASK_DC, TASK_FIX, TASK_OS, TASK_QP
 from toolkit.chase_sql.sql_scanner import (
     FORWARD_ALIAS,
+    NUMBER_PREFIX,
     Invalid,
     ScanState,
     SchemaNames,
@@ -151,6 +152,15 @@ class SchemaConstraint:
         self.overruled = [0] * len(schemas)  # consecutive steps where a row's first choice was not allowed
         self.stopped = 0  # rows ended early: lost (overruled OVERRULED_STOP times in a row) or at a dead end
         self.forced = 0  # steps where a row was made to close its query before the budget ran out
+        self.prune = False  # a beam's processor: a stopped row gets no token at all (the beam drops it)
+
+    def reorder(self, parents: list[int]) -> None:
+        """A beam moved on: new row i continues old row parents[i] (rows may share a parent)."""
+        self.schemas = [self.schemas[p] for p in parents]
+        self.states = [None if self.states[p] is None else self.states[p].clone() for p in parents]
+        self.fed = [self.fed[p] for p in parents]
+        self.recent = [list(self.recent[p]) for p in parents]
+        self.overruled = [self.overruled[p] for p in parents]
 
     def __call__(self, input_ids, scores):
         import torch
@@ -175,7 +185,11 @@ class SchemaConstraint:
                 continue
             self.fed[r] += len(new)
             self.recent[r] = (self.recent[r] + new)[-LOOP_WINDOW:]
-            allowed = self._bounded(r, state, self.allowed(state))
+            stopped, free = self.stopped, self.allowed(state)
+            allowed = self._bounded(r, state, free)
+            if self.prune and self.stopped > stopped and self.vocab.eos_id not in free:  # it cannot end
+                scores[r] = float("-inf")
+                continue
             mask = torch.ones(scores.shape[1], dtype=torch.bool, device=scores.device)
             mask[torch.tensor(allowed, device=scores.device)] = False
             if bool(mask[scores[r].argmax()]):
@@ -249,8 +263,14 @@ class SchemaConstraint:
     def _names_allowed(self, state: ScanState) -> list[int]:
         v = self.vocab
         mode = state.mode
-        if mode in ("s", "num"):
+        if mode == "s":
             return v.name_ids
+        if mode == "num":  # the digits (exponent, hex digits) that keep it a number
+            key = ("num", state.literal)
+            if key not in self._name_cache:
+                self._name_cache[key] = [i for i in v.name_ids
+                                         if NUMBER_PREFIX.fullmatch(state.literal + (v.texts[i] or ""))]
+            return self._name_cache[key]
         if mode == "qd":
             return []
         quoted = mode == "q"
@@ -332,7 +352,7 @@ def _state_key(state: ScanState) -> tuple:
                     tuple(sorted((k, tuple(sorted(c))) for k, c in f.pending.items()))) for f in state.frames)
     return (id(state.schema), state.mode, state.word.lower(), state.closer, state.role, frames, state.names,
             state.ctes, state.started, state.grammar.key(), state.spaces,
-            state.literal[-12:] if state.mode in ("s", "s_end") else "")
+            state.literal[-12:] if state.mode in ("s", "s_end", "num") else "")
 
 
 def _repeats(tokens: list[int]) -> bool:
@@ -388,8 +408,9 @@ def inner_backend(llm):
     return llm
 
 
-def attach(llm, enabled: bool = True) -> bool:
-    """Turn schema-constrained decoding on (or off) for a local generator trained here; True when it is on."""
+def attach(llm, enabled: bool = True, beams: int | None = None) -> bool:
+    """Turn schema-constrained decoding on (or off) for a local generator trained here; True when it is on.
+    `beams`: greedy SQL answers are decoded by a beam of this many (None: the backend's own setting)."""
     backend = inner_backend(llm)
     if not hasattr(backend, "processor_for") or not hasattr(backend, "tokenizer"):
         return False
@@ -397,4 +418,6 @@ def attach(llm, enabled: bool = True) -> bool:
         backend.processor_for = None
         return False
     backend.processor_for = ConstraintFactory(backend.tokenizer)
+    if beams is not None and hasattr(backend, "beams"):
+        backend.beams = beams
     return True

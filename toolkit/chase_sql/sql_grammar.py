@@ -157,8 +157,10 @@ class Grammar:
         self.last = ""
 
     def star(self) -> None:
-        """`*` right after `Q.`: a whole table's columns, a select item."""
+        """`*` right after `Q.`: a whole table's columns, only as a select item (`ON T1.* = 1` is no value)."""
         c = self.stack[-1]
+        if not (c.kind == "query" and c.phase in ("select_start", "select") and c.items and not c.after):
+            raise GrammarError("`Q.*` stands only as a select item")
         self._operand(c)
 
     def symbol(self, ch: str) -> None:
@@ -448,7 +450,7 @@ class Grammar:
                 return True
             return False
         # after an operand
-        if not self._binary_ok(c) and w not in ("isnull", "notnull"):
+        if not self._binary_ok(c):  # `FROM teachers t isnull` is no condition
             return False
         if c.after == "not":
             if w in LIKE_WORDS or w in ("in", "between"):

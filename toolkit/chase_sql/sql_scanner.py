@@ -28,6 +28,8 @@ from toolkit.chase_sql.sql_grammar import LITERAL_WORDS, RESERVED, Grammar, Gram
 
 FORWARD_ALIAS = re.compile(r"[a-z][0-9]{0,2}")  # T1, a: prefix-closed (every prefix of a match matches)
 PLAIN = re.compile(r"[a-z_][a-z0-9_$]*")
+# Every prefix of a numeric literal SQLite reads (`12`, `1.5`, `2e-3`, `0x1F`): `1.hired` is no number.
+NUMBER_PREFIX = re.compile(r"\d+(\.\d*)?([eE][+-]?\d*)?|0[xX][0-9a-fA-F]*")
 QUOTES = {'"': '"', "`": "`", "[": "]"}
 
 # Keywords that a SELECT query may hold (DDL words and type names are left out: a type only follows AS, where
@@ -337,6 +339,8 @@ class ScanState:
         prev, self.prev = self.prev, ""
         if kind == BARE and not quoted and low in FUNCTIONS and nxt != "(" and not self._is_name(low):
             raise Invalid(f"{word}: a function name without its parentheses")
+        if kind == BARE and nxt != "." and self._only_qualifier(low):
+            raise Invalid(f"{word}: a table or alias where a value belongs (`{word}.column`)")
         if kind == COLUMN:
             if len(self.role) > 2:  # a column of an alias not declared yet
                 self._scope().pending.setdefault(self.role[2], set()).add(low)
@@ -397,6 +401,14 @@ class ScanState:
             twice |= seen & cols
             seen |= cols
         return frozenset(twice - self.names)
+
+    def _only_qualifier(self, low: str) -> bool:
+        """A table or alias name that is no column, keyword, function or declared name: it can only qualify
+        (`WHERE customers = 'Spain'`, `ON T1 = 1` are no such column)."""
+        if (low in KEYWORDS or low in FUNCTIONS or low in self.schema.all_columns or low in self.names
+                or low in self.ctes):
+            return False
+        return low in self.schema.tables or self._lookup(low)[0]
 
     def _is_name(self, low: str) -> bool:
         """A keyword, column, table or declared name (not only a function)."""
@@ -503,7 +515,10 @@ class ScanState:
                 return
             self.mode = "n"
         elif mode == "num":
-            if is_ident_char(ch) or ch == ".":
+            if is_ident_char(ch) or ch == "." or (ch in "+-" and self.literal[-1:] in ("e", "E")):
+                if not NUMBER_PREFIX.fullmatch(self.literal + ch):
+                    raise Invalid(f"{self.literal + ch}: not a number")
+                self.literal += ch
                 return
             self.mode = "n"
         self._neutral(ch)
@@ -562,7 +577,7 @@ class ScanState:
         elif ch != ".":
             self.grammar.symbol(ch)
         if ch.isdigit():
-            self.mode = "num"
+            self.mode, self.literal = "num", ch
         elif ch == "'":
             self.mode, self.literal = "s", ""
         elif ch == "(":

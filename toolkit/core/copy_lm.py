@@ -152,6 +152,59 @@ def _classes() -> tuple[type, type]:
                 valid = torch.cat([valid, torch.ones_like(valid[:, :1])], dim=1)
             return tokens[:, :steps], scores[:, :steps]
 
+        def beam_decode(self, input_ids, max_new_tokens: int, beams: int, eos_token_id: int,
+                        logits_processor=None, repeat_window: int = 48) -> list[int] | None:
+            """The best of `beams` hypotheses for one prompt (input_ids (1, length)), with a KV cache: the
+            finished hypothesis of highest log p per token (transformers' beam scoring, length penalty 1).
+            A hypothesis every token of which the processor refuses (-inf: a dead end) is dropped, so the
+            beam backs up to its next-best prefix (PICARD's setting); the processor sees the live rows and,
+            when it has `reorder(parents)`, is told which row each new row continues. A looping hypothesis
+            (see `decode`) is dropped too. None when no hypothesis finished within `max_new_tokens`."""
+            import torch
+
+            dev = input_ids.device
+            out = self.model(input_ids=input_ids, use_cache=True)
+            kv, hidden = _kv_of(out), out.last_hidden_state
+            keys, context = self.copy_key(hidden).float(), input_ids
+            width = input_ids.shape[1]
+            seqs: list[list[int]] = [[]]
+            totals = torch.zeros(1, device=dev)
+            done: list[tuple[float, list[int]]] = []
+            for step in range(max_new_tokens):
+                valid = torch.ones(context.shape, dtype=torch.bool, device=dev)
+                logp = self._mix(hidden[:, -1:], keys, context, valid[:, None, :])[:, 0]
+                if logits_processor is not None:
+                    logp = logits_processor(context, logp)
+                cand = (totals[:, None] + logp).view(-1)
+                top, index = cand.topk(min(2 * beams, cand.numel()))
+                parents, tokens, scores = [], [], []
+                for score, i in zip(top.tolist(), index.tolist(), strict=True):
+                    if score == float("-inf") or len(parents) == beams:
+                        break
+                    parent, token = divmod(i, logp.shape[1])
+                    if token == eos_token_id:
+                        done.append((score / (step + 1), seqs[parent]))
+                    elif not (repeat_window and _repeating(seqs[parent] + [token], repeat_window)):
+                        parents.append(parent)
+                        tokens.append(token)
+                        scores.append(score)
+                done = sorted(done, key=lambda d: -d[0])[:beams]
+                if not parents or (len(done) == beams and scores[0] / (step + 1) <= done[-1][0]):
+                    break
+                pick = torch.tensor(parents, device=dev)
+                kv.reorder_cache(pick)
+                if hasattr(logits_processor, "reorder"):
+                    logits_processor.reorder(parents)
+                nxt = torch.tensor(tokens, device=dev)[:, None]
+                seqs = [seqs[p] + [t] for p, t in zip(parents, tokens, strict=True)]
+                totals = torch.tensor(scores, device=dev)
+                out = self.model(input_ids=nxt, position_ids=torch.full_like(nxt, width + step), use_cache=True,
+                                 **{_kv_arg(): kv})
+                kv, hidden = _kv_of(out), out.last_hidden_state
+                keys = torch.cat([keys[pick], self.copy_key(hidden).float()], dim=1)
+                context = torch.cat([context[pick], nxt], dim=1)
+            return done[0][1] if done else None
+
         def forward(self, input_ids=None, attention_mask=None, position_ids=None, labels=None,
                     **kwargs):  # noqa: ARG002 (cache arguments: this model runs without a cache)
             logits = self.log_probs(input_ids, attention_mask, position_ids)
@@ -179,6 +232,15 @@ def _looping(previous, nxt, window: int):
     for unit in range(1, REPEAT_UNIT + 1):
         hit |= (tail == seq[:, -window - unit: seq.shape[1] - unit]).all(dim=1)
     return hit
+
+
+def _repeating(tokens: list[int], window: int) -> bool:
+    """Whether the last `window` tokens repeat a unit of at most REPEAT_UNIT tokens (one hypothesis)."""
+    if len(tokens) < window + REPEAT_UNIT:
+        return False
+    tail = tokens[-window - REPEAT_UNIT:]
+    return any(all(tail[i] == tail[i - unit] for i in range(REPEAT_UNIT, len(tail)))
+               for unit in range(1, REPEAT_UNIT + 1))
 
 
 def __getattr__(name: str):  # CopyLlamaConfig, CopyLlamaForCausalLM without importing transformers at start-up

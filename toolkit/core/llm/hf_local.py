@@ -2,7 +2,8 @@
 
 Options in the URI query: `?load_in_4bit=1`, `?load_in_8bit=1` (bitsandbytes, CUDA only),
 `?device=cpu|cuda`, `?dtype=float32|bfloat16|float16`, `?batch_size=N` (requests per batched call),
-`?adapter=DIR` (a peft adapter, e.g. a LoRA fine-tune, applied on top of the base model).
+`?adapter=DIR` (a peft adapter, e.g. a LoRA fine-tune, applied on top of the base model), `?beams=K` (greedy
+requests under a `processor_for` constraint decoded by a beam of K, for models with a cached `beam_decode`).
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ class HFBackend(Backend):
     # requests of one batch (one list of messages a row) -> a transformers LogitsProcessor for it, or None;
     # a system sets it to constrain what the model may write (chase-sql: only its prompt's schema names)
     processor_for: Callable[[list[list[dict[str, Any]]]], Any] | None = None
+    # greedy constrained requests: a beam of this many hypotheses backs up from dead ends (1: plain greedy)
+    beams: int = 1
 
     def __post_init__(self) -> None:
         require("ml", "torch", "transformers")
         opts = self.options or {}
         self.name = f"hf:{self.path}"
         self.batch_size = int(opts.get("batch_size", self.batch_size))  # complete_many's batch
+        self.beams = int(opts.get("beams", self.beams))
         self.model, self.tokenizer, self.device = load_causal_lm(
             self.path,
             device=opts.get("device", "auto"),
@@ -104,6 +108,9 @@ class HFBackend(Backend):
             rows = [tok(p, add_special_tokens=self._special())["input_ids"] for p in prompts]
             ids, mask = self._left_padded(rows)
             proc = self.processor_for(batch) if self.processor_for is not None else None
+            if temperature == 0 and self._beam_ok(proc):
+                out.extend(self._beam(m, max_tokens, stop) for m in batch)
+                continue
             if hasattr(proc, "budget"):
                 proc.budget = max_tokens  # so that a constrained row closes its answer within the limit
             with torch.no_grad():
@@ -120,6 +127,31 @@ class HFBackend(Backend):
                 out.append(Completion([apply_stop(tok.decode(row, skip_special_tokens=True), stop)], None,
                                       len(r), len(row)))
         return out
+
+    def _beam_ok(self, proc) -> bool:
+        return self.beams > 1 and proc is not None and hasattr(self.model, "beam_decode")
+
+    def _beam(self, messages, max_tokens, stop) -> Completion:
+        """One greedy request decoded by a beam under its own processor (told to drop rows it stops); plain
+        greedy decoding when no hypothesis of the beam finished."""
+        import torch
+
+        tok = self.tokenizer
+        row = tok(self.render(messages), add_special_tokens=self._special())["input_ids"]
+        proc = self.processor_for([messages])
+        if proc is not None:
+            proc.budget, proc.prune = max_tokens, True
+        with torch.no_grad():
+            ids = self.model.beam_decode(torch.tensor([row], device=self.device), max_tokens, self.beams,
+                                         tok.eos_token_id, logits_processor=proc)
+        if ids is None:
+            beams, self.beams = self.beams, 1
+            try:
+                return self._complete_many([messages], 0.0, max_tokens, stop)[0]
+            finally:
+                self.beams = beams
+        ids = self._trim(ids)
+        return Completion([apply_stop(tok.decode(ids, skip_special_tokens=True), stop)], None, len(row), len(ids))
 
     @staticmethod
     def _processors(proc) -> dict[str, Any]:
@@ -140,6 +172,8 @@ class HFBackend(Backend):
         sample = temperature > 0
         seed = self._seeds([prompt])[0] if sample else 0
         proc = self.processor_for([messages] * n) if self.processor_for is not None else None
+        if not sample and n == 1 and self._beam_ok(proc):
+            return self._beam(messages, max_tokens, stop)
         if hasattr(proc, "budget"):
             proc.budget = max_tokens
         if hasattr(self.model, "decode"):
