@@ -56,10 +56,15 @@ ConstrainOpt = Annotated[bool, typer.Option(
          "schema (constrained decoding); other backends are unaffected.")]
 
 
-def _constrain(backend, on: bool):
+BeamsOpt = Annotated[int, typer.Option(
+    "--beams", min=1, help="With the schema constraint, greedy SQL answers come from a beam of this many "
+                           "hypotheses (one that reaches a dead end is dropped); 1: plain greedy.")]
+
+
+def _constrain(backend, on: bool, beams: int):
     from toolkit.chase_sql.schema_constraint import attach
 
-    attach(backend, on)
+    attach(backend, on, beams)
     return backend
 
 
@@ -141,6 +146,7 @@ def ask(
     cache_dir: CacheOpt = None,
     embed: EmbedOpt = False,
     schema_constraint: ConstrainOpt = True,
+    beams: BeamsOpt = 4,
 ):
     """Answer one question: print the chosen SQL and its result table (stderr); the record goes to stdout.
 
@@ -157,7 +163,7 @@ def ask(
         raise InputError(f"{db}: no such database file")
     cfg = _config(per_generator, generators, temperature, fix_attempts, no_values, selector, one_order, timeout,
                   row_cap, dialect, cache_dir, fix_seconds, max_tokens)
-    backend = _constrain(make_llm(llm, record), schema_constraint)
+    backend = _constrain(make_llm(llm, record), schema_constraint, beams)
     res = Resources(cfg, embed=_embedder(embed))
     rec = answer(backend, make_selector(selector, backend), res, db_path=db, question=question, evidence=evidence,
                  seed=seed_or_global(seed), db_id=db.stem)
@@ -173,7 +179,7 @@ def _run_job(job: dict) -> tuple[dict, list[dict]]:
     from toolkit.chase_sql.selectors import make_selector
     from toolkit.core.llm import CollectingBackend, from_uri
 
-    backend = _constrain(from_uri(job["llm"], seed=job["llm_seed"]), job["schema_constraint"])
+    backend = _constrain(from_uri(job["llm"], seed=job["llm_seed"]), job["schema_constraint"], job["beams"])
     if job["record"]:
         backend = CollectingBackend(inner=backend)
     res = Resources(job["config"], embed=_embedder(job["embed"]))
@@ -212,6 +218,7 @@ def run(
     workers: WorkersOpt = 1,
     ray: RayOpt = None,
     schema_constraint: ConstrainOpt = True,
+    beams: BeamsOpt = 4,
 ):
     """Predict SQL for every question of a split: one `sql.prediction` record each (all candidates, scores, choice).
 
@@ -241,6 +248,7 @@ def run(
             uri = llm or os.environ.get("REASON_LLM")
             jobs = [{"llm": uri, "llm_seed": base_seed, "config": cfg, "selector": selector, "embed": embed,
                      "example": e, "record": record is not None, "schema_constraint": schema_constraint,
+                     "beams": beams,
                      "seed": base_seed + int(e.qid) if e.qid.isdigit() else base_seed} for e in todo]
             # Workers keep their exchanges; only this process appends them to --record, in question order.
             with RecordWriter(record, append=True) if record else contextlib.nullcontext() as recorder:
@@ -250,7 +258,7 @@ def run(
                     if recorder is not None:
                         recorder.write_all(exchanges)
         else:
-            backend = _constrain(make_llm(llm, record, seed=base_seed), schema_constraint)  # seeds hf: sampling
+            backend = _constrain(make_llm(llm, record, seed=base_seed), schema_constraint, beams)  # seeds hf: sampling
             res = Resources(cfg, embed=_embedder(embed))
             sel = make_selector(selector, backend)
             from toolkit.core.console import track
@@ -565,6 +573,7 @@ def greedy_ex_cmd(
     fmt: Annotated[str, typer.Option("--format", help="Prompt format: dc or qp.")] = "dc",
     cache_dir: CacheOpt = None,
     schema_constraint: ConstrainOpt = True,
+    beams: BeamsOpt = 4,
 ):
     """Quick check of a generator: greedy EX of one prompt format, keywords and SQL each decoded in one batch.
 
@@ -578,7 +587,7 @@ def greedy_ex_cmd(
     require("sql")
     if fmt not in FORMATS:
         raise InputError(f"--format {fmt}: expected one of {', '.join(FORMATS)}")
-    backend = _constrain(make_llm(llm), schema_constraint)
+    backend = _constrain(make_llm(llm), schema_constraint, beams)
     report = greedy_ex(backend, data, limit=limit, fmt=fmt, split=split, cache_dir=cache_dir)
     with open_writer(None) as writer:
         writer.write(make_record("sql.greedy_ex", data=str(data), **report))

@@ -36,6 +36,11 @@ VALID = [
     "SELECT name FROM patients WHERE days > (SELECT AVG(days) FROM patients) AND drug NOT LIKE 'a%'",
     "SELECT CASE city WHEN 'a' THEN 1 ELSE 2 END AS c, random() FROM patients LIMIT 2, 3",
     "SELECT name FROM patients EXCEPT SELECT name FROM patients WHERE days ISNULL",
+    "SELECT ROUND(CAST(SUM(CASE WHEN city = 'a' THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(*), 2) FROM patients",
+    "SELECT T3.cost FROM patients AS T1 JOIN visits AS T2 ON T1.id = T2.patient_id, visits AS T3 WHERE T3.id = 1",
+    "SELECT T1.name FROM patients AS T1 JOIN patients AS T2 ON T1.id = T2.id WHERE T1.days > 1.5e-2 AND 0x1F",
+    "SELECT name FROM patients JOIN visits USING (id) WHERE id = 1",
+    "SELECT DISTINCT T1.*, T2.cost FROM patients AS T1 JOIN visits AS T2 ON T1.id = T2.patient_id",
 ]
 
 # Known-bad texts: each must be rejected at some prefix or be unable to end. The first seven are the syntax
@@ -69,6 +74,22 @@ INVALID = [
     "SELECT name FROM patients GROUPs",
     "SELECT name FROM patients WHERE abs(days) COLLATE(days) > 1",  # foreign runs: COLLATE with no name
     "SELECT name FROM patients WHERE soundex(* > days)",  # `*` outside COUNT
+    # the foreign runs' failures after the grammar (greedy and beam): ambiguous columns and qualifiers of a
+    # self-join, a table or alias as a value, `Q.*` as a value, a number running into a name, a condition after
+    # a table, a literal over two lines, an empty quoted name, an expression list as a derived table
+    "SELECT T1.name FROM patients AS T1 JOIN patients AS T2 ON T1.id = T2.id GROUP BY T1.name HAVING days > 1",
+    "SELECT T1.name FROM patients AS T1 JOIN patients AS T2 ON T1.id = patients.id",
+    "SELECT name FROM patients JOIN visits ON patients.id = visits.patient_id WHERE id = 1",
+    "SELECT COUNT(*) FROM patients WHERE patients = 'Spain'",
+    "SELECT name FROM patients AS T1 JOIN visits AS T2 ON T1 = 1",
+    "SELECT name FROM patients AS T1 JOIN patients AS T2 ON T1.* = 1",
+    "SELECT COUNT(T1.*) FROM patients AS T1",
+    "SELECT name FROM patients WHERE days = 1.hired",
+    "SELECT name FROM patients t isnull",
+    "SELECT name FROM patients WHERE city = 'done\nSELECT 1'",
+    'SELECT name AS "" FROM patients',
+    "SELECT x.id FROM (patients.id, days) AS x",
+    "SELECT T1.id FROM patients AS T1 JOIN patients AS T1 ON T1.id = 1",
 ]
 
 
@@ -225,3 +246,49 @@ def test_a_whole_query_at_the_end_of_its_budget_ends_there():
     whole = ["SELECT", " ", "name", " ", "FROM", " ", "patients"]
     assert [t for t, v in _scores(whole, budget=len(whole) + 3).items() if v > float("-inf")] == ["</s>"]
     assert _scores(whole, budget=len(whole) + 40)[" "] > float("-inf")
+
+
+@pytest.mark.parametrize("prefix", [
+    "SELECT name FROM patients AS T1 JOIN visits AS T2 ON T1.id = T2.patient_id, days",
+    "SELECT name FROM patients AS T1 JOIN visits AS T2, soundex",
+    "SELECT name FROM patients AS T1 JOIN visits AS T2 USING (id), abs",
+])
+def test_a_comma_after_a_join_takes_a_table_not_a_function_or_column(prefix):
+    """The scanner agrees with the grammar: a FROM list goes on after JOIN .. ON / USING, so only a table may
+    follow its comma (a function or a column name there was taken for a table)."""
+    assert scan(CLINIC, prefix) is None
+    state = scan(CLINIC, prefix.rsplit(",", 1)[0] + ", ")
+    assert state is not None and state.role[0] == "table"
+
+
+def test_calls_case_and_cast_nest_at_most_four_deep():
+    """The foreign runs' loops of nested calls cannot start: the fifth level is refused, and at the fourth no
+    function name (that is no column) may be written, so the refusal is no dead end."""
+    from toolkit.chase_sql.sql_grammar import MAX_NESTING
+
+    assert MAX_NESTING == 4
+    looping = "SELECT COUNT(*) FROM patients WHERE soundex(SQRT(CASE WHEN soundex(CASE WHEN"
+    assert scan(CLINIC, looping) is None
+    deep = scan(CLINIC, "SELECT COUNT(*) FROM patients WHERE soundex(SQRT(CASE WHEN abs(")
+    assert deep is not None and {"soundex", "abs", "trim"} <= deep.unusable_words()
+    assert scan(CLINIC, "SELECT COUNT(*) FROM patients WHERE soundex(SQRT(CASE WHEN abs(CAST ") is None
+    shallow = scan(CLINIC, "SELECT COUNT(*) FROM patients WHERE soundex(SQRT(CASE WHEN ")
+    assert shallow is not None and "abs" not in shallow.unusable_words()
+    again = scan(CLINIC, "SELECT COUNT(*) FROM patients WHERE soundex(SQRT(CASE WHEN abs(1) THEN 1 END)) = "
+                         "(SELECT abs(")
+    assert again is not None  # a subquery starts its own count
+
+
+def test_ambiguous_columns_are_masked_in_a_self_join():
+    state = scan(CLINIC, "SELECT T1.name FROM patients AS T1 JOIN patients AS T2 ON T1.id = T2.id WHERE ")
+    assert state is not None and {"days", "name", "city"} <= state.ambiguous() <= state.unusable_words()
+    merged = scan(CLINIC, "SELECT name FROM patients JOIN visits USING (id) WHERE ")
+    assert merged is not None and not merged.ambiguous()
+
+
+def test_the_first_from_table_holds_the_columns_named_before_it():
+    """`SELECT AVG(cost) FROM patients` is a dead end (no clause may follow): the table is refused at once."""
+    assert scan(CLINIC, "SELECT AVG(cost) FROM patients") is None
+    assert scan(CLINIC, "SELECT AVG(cost) FROM visits") is not None
+    assert scan(CLINIC, "SELECT T2.cost FROM patients AS T1 JOIN visits AS T2") is not None  # qualified: free
+    assert scan(CLINIC, "SELECT name, cost FROM visits JOIN patients") is not None  # no table has both

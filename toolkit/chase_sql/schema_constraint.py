@@ -12,6 +12,10 @@ logits_processor=[...])` takes it, and so does the copy-head model's cached `dec
 for the generators trained here (`attach`), whose answer is the SQL itself; `--no-schema-constraint` turns
 it off.
 
+Greedy answers under the constraint come from a small beam (`attach(beams=DEFAULT_BEAMS)`, the backend's
+`beam_decode`): a hypothesis the processor stops at a dead end, or that can no longer close in time, gets no
+token at all (`prune`), so the beam backs up to its next-best prefix (PICARD's setting); `reorder` follows it.
+
 Cost: tokens made only of name characters are judged in bulk from the names that may follow (cached per
 state); the few others (spaces, symbols, quotes) by feeding them to a copy of the row's scanner.
 """
@@ -36,6 +40,7 @@ OVERRULED_STOP = 24  # a row whose first choice was refused this many steps in a
 CLOSE_MARGIN = 64  # tokens before the budget's end from which a row that cannot end yet is watched ...
 LOOP_WINDOW = 40  # a row whose last tokens repeat one unit of up to LOOP_UNIT tokens is made to close (the
 LOOP_UNIT = 8  # copy-head decoder ends such a row, unclosed, after 48)
+DEFAULT_BEAMS = 4  # greedy SQL answers: a beam this wide backs up from dead ends (foreign dc: 90.6% -> 93.8% run)
 CLOSE_SLACK = 4  # ... and made to close once its closing text needs no more than this many tokens beyond it
 SQL_TASKS = (TASK_DC, TASK_QP, TASK_OS, TASK_FIX)  # stages whose answer is one SQL query
 _CREATE = re.compile(r"CREATE TABLE .*?\n\);", re.S)
@@ -408,7 +413,7 @@ def inner_backend(llm):
     return llm
 
 
-def attach(llm, enabled: bool = True, beams: int | None = None) -> bool:
+def attach(llm, enabled: bool = True, beams: int | None = DEFAULT_BEAMS) -> bool:
     """Turn schema-constrained decoding on (or off) for a local generator trained here; True when it is on.
     `beams`: greedy SQL answers are decoded by a beam of this many (None: the backend's own setting)."""
     backend = inner_backend(llm)

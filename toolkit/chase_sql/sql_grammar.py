@@ -628,8 +628,8 @@ class Grammar:
 
     # ---- parentheses and commas ------------------------------------------------------------------------------
     def _open(self, c: Ctx) -> None:
-        if c.kind == "query" and c.phase == "table":
-            self.stack.append(Ctx("paren", "start_q", True))
+        if c.kind == "query" and c.phase == "table":  # a derived table: `FROM (a.b, c)` is no table
+            self.stack.append(Ctx("paren", "subquery", True))
             return
         if c.kind == "query" and c.phase == "cte_open":
             c.phase = "after_cte"

@@ -122,6 +122,18 @@ class SchemaNames:
         self.quoted_bare = Sorted(self.tables.keys() | self.all_columns)
         self.keywords = Sorted(KEYWORDS)
         self._bare_for: dict = {}
+        self._not_covering: dict = {}
+
+    def not_covering(self, columns: frozenset[str]) -> frozenset[str]:
+        """The tables a FROM list may not start with after a SELECT that named `columns` unqualified: those
+        without all of them (when some table has all; else those with none of them). A heuristic, not
+        SQLite's rule (a JOIN could bring the rest), that keeps the generator from a table it cannot leave
+        (`SELECT AVG(price) FROM order_items ...`: no clause may follow, a dead end)."""
+        if columns not in self._not_covering:
+            full = {t for t, cols in self.tables.items() if columns <= cols}
+            ok = full or {t for t, cols in self.tables.items() if columns & cols}
+            self._not_covering[columns] = frozenset(self.tables.keys() - ok)
+        return self._not_covering[columns]
 
     def bare_for(self, tables: frozenset[str] | None, quoted: bool) -> Sorted:
         """The bare names once a query's FROM clause has named `tables` (None: not yet, or unknown columns):
@@ -193,7 +205,10 @@ class ScanState:
         kind = role[0]
         pick = 0 if quoted else 1
         if kind == TABLE:
-            return [s.table_names[pick]], set(self.ctes), frozenset()
+            scope = self._scope()
+            first = scope.query and not scope.items and scope.bare  # the FROM list's first table
+            return [s.table_names[pick]], set(self.ctes), \
+                s.not_covering(frozenset(scope.bare)) if first else frozenset()
         if kind == COLUMN:
             if role[1] is None:
                 return None
@@ -280,8 +295,11 @@ class ScanState:
                 return True, f.aliases[alias]
         return False, None
 
-    def _bind(self, alias: str, table: str | None) -> None:
+    def _bind(self, alias: str, table: str | None, declared: bool = False) -> None:
+        """`alias` names `table` in this query; `declared`: an alias proper (AS T1), which may not repeat."""
         scope = self._scope()
+        if declared and alias in scope.aliases and alias not in self.schema.tables:
+            raise Invalid(f"alias {alias} declared twice")
         used = scope.pending.pop(alias, set())
         if table is not None and table in self.schema.tables and not used <= self.schema.tables[table]:
             raise Invalid(f"alias {alias} used with columns not in {table}")
@@ -351,7 +369,7 @@ class ScanState:
             self._scope().items.append(table)
             self.role = (AFTER_TABLE, table)
         elif kind == ALIAS:
-            self._bind(low, self.role[1])
+            self._bind(low, self.role[1], declared=True)
             self.role = (BARE,)
         elif kind == CTE:
             self.ctes, self.names = self.ctes | {low}, self.names | {low}
@@ -360,7 +378,7 @@ class ScanState:
             self.names = self.names | {low}
             self.role = (BARE,)
         elif kind == AFTER_TABLE and (quoted or low not in KEYWORDS):
-            self._bind(low, self.role[1])  # an alias without AS
+            self._bind(low, self.role[1], declared=True)  # an alias without AS
             self.role = (BARE,)
         else:  # a keyword or another bare name
             after_table = self.role if kind == AFTER_TABLE else None
@@ -446,6 +464,8 @@ class ScanState:
         or any name (a derived table or CTE)."""
         scope = self._scope()
         forward = not quoted and FORWARD_ALIAS.fullmatch(low) and self._may_forward()
+        if scope.items.count(low) > 1:  # `doctors.id` with doctors twice in the FROM list
+            raise Invalid(f"{word}: an ambiguous qualifier (the FROM list has the table twice)")
         if low in scope.aliases:
             table = scope.aliases[low]
             return (COLUMN, table if table in self.schema.tables else None)
@@ -486,6 +506,8 @@ class ScanState:
                 return
         elif mode == "q":
             if ch == self.closer:
+                if not self.word:
+                    raise Invalid("an empty quoted name")
                 if not self._complete_ok_quoted():
                     raise Invalid(f"{self.word}: not a name of the schema here")
                 self.mode = "qd"
@@ -506,6 +528,8 @@ class ScanState:
                 return
             if not is_ident_char(ch) and self.literal.endswith(CLAUSE_IN_LITERAL):
                 raise Invalid(f"a clause inside a string literal: '{self.literal}")
+            if ch == "\n":  # a value over two lines: a literal the model never closed
+                raise Invalid("a line break inside a string literal")
             self.literal += ch
             return
         elif mode == "s_end":

@@ -54,6 +54,7 @@ def greedy_ex(llm, data: str | Path, *, limit: int, fmt: str = "dc", split: str 
     return {"format": fmt, "n": len(right), "ex": round(100.0 * sum(right) / n, 2),
             "executes": round(100.0 * sum(r.error is None for r in results) / n, 2),
             "schema_constraint": factory is not None,
+            "beams": getattr(_inner(llm), "beams", 1) if factory is not None else 1,
             "seconds_per_question": round((time.perf_counter() - start) / n, 3),
             "sql_seconds_per_question": round(sql_seconds / n, 3), "sql": sqls}
 
