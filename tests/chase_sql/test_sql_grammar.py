@@ -282,6 +282,8 @@ def test_calls_case_and_cast_nest_at_most_four_deep():
 def test_ambiguous_columns_are_masked_in_a_self_join():
     state = scan(CLINIC, "SELECT T1.name FROM patients AS T1 JOIN patients AS T2 ON T1.id = T2.id WHERE ")
     assert state is not None and {"days", "name", "city"} <= state.ambiguous() <= state.unusable_words()
+    qualified = scan(CLINIC, "SELECT T1.name FROM patients AS T1 JOIN visits AS T2 ON T1.")
+    assert qualified is not None and "id" not in qualified.unusable_words()  # `T1.id` is no ambiguity
     merged = scan(CLINIC, "SELECT name FROM patients JOIN visits USING (id) WHERE ")
     assert merged is not None and not merged.ambiguous()
 

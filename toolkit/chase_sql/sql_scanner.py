@@ -399,8 +399,10 @@ class ScanState:
                 or self._lookup(low)[0])
 
     def unusable_words(self) -> frozenset[str]:
-        """CONTEXTUAL words that are no name here either, and functions where no call may open (nested too
-        deep), for masking name tokens in bulk."""
+        """CONTEXTUAL words that are no name here either, and for an unqualified name (not after `T1.`)
+        functions where no call may open (nested too deep) and ambiguous columns: for masking name tokens in bulk."""
+        if self.role[0] != BARE:
+            return frozenset(w for w in CONTEXTUAL if not self._declared_or_schema(w))
         words = CONTEXTUAL if self.grammar.nest_ok() else CONTEXTUAL | FUNCTIONS
         return frozenset(w for w in words if not self._declared_or_schema(w)) | self.ambiguous()
 
