@@ -162,6 +162,36 @@ def test_copy_head_decoder_with_the_processor_writes_only_schema_names(schema):
     assert any(scan(schema, t) is None for t in texts), texts  # the same model, free, breaks the schema
 
 
+def test_beam_decoder_follows_the_constraint_and_a_beam_of_one_is_greedy(schema):
+    """The copy-head beam: with one hypothesis and no processor it writes what greedy `decode` writes; with the
+    processor (told to drop stopped rows) its answers scan as whole queries of the schema."""
+    import torch
+
+    from toolkit.core.copy_lm import _classes
+
+    config_class, model_class = _classes()
+    prompt = torch.tensor([[i for i in range(len(VOCAB)) if i != EOS]])
+    found = []
+    for seed in range(4):
+        torch.manual_seed(seed)
+        model = model_class(config_class(vocab_size=len(VOCAB), hidden_size=32, intermediate_size=64,
+                                         num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)).eval()
+        with torch.no_grad():
+            greedy = model.decode(prompt, torch.ones_like(prompt), 20, 0.0, None, EOS)[0][0].tolist()
+            stop = greedy[6]  # taken for the end token, greedy decoding ends where it first writes it
+            one = model.beam_decode(prompt, 20, 1, stop)
+            assert one == greedy[: greedy.index(stop)], (one, greedy)
+            proc = SchemaConstraint(TokenVocab(VOCAB, EOS), [schema])
+            proc.budget, proc.prune = 24, True
+            beam = model.beam_decode(prompt, 24, 4, EOS, logits_processor=proc)
+        if beam is not None:
+            text = "".join(VOCAB[t] for t in beam)
+            state = scan(schema, text)
+            assert state is not None and state.can_end(), text
+            found.append(text)
+    assert found  # some random model finishes a query within the budget
+
+
 GENERATOR = ROOT / "assets" / "chase_sql" / "generator"
 FOREIGN = ROOT / "assets" / "chase_sql" / "foreign"
 
@@ -196,6 +226,7 @@ def test_constraint_raises_the_share_of_foreign_queries_that_execute(tmp_path):
     constrained = greedy_ex(llm, data, limit=16)
     assert constrained["schema_constraint"] and not free["schema_constraint"]
     assert constrained["executes"] >= free["executes"] + 25.0, (free["executes"], constrained["executes"])
+    assert constrained["beams"] == 4 and constrained["executes"] >= 90.0, constrained  # the default decode
     assert constrained["ex"] >= free["ex"], (free["ex"], constrained["ex"])
 
 
