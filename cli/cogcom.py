@@ -360,6 +360,10 @@ def train(
                                               "tokens (0: off).")] = 1.0,
     attention_weight: Annotated[float, typer.Option(help="Weight of the training-only loss that puts the "
                                                     "box-writing attention on the sign's image tokens.")] = 1.0,
+    readout_weight: Annotated[float, typer.Option(help="Weight of the training-only loss that makes the box-writing "
+                                                  "heads' output, read through the output words, name the "
+                                                  "coordinate words (and each scene token its column and row).")
+                              ] = 1.0,
     seed: SeedOpt = None, resume: ResumeOpt = False,
 ):
     """Teach a tiny model the synthesized read chains as the runtime plays them (coarse crop on the image-token
@@ -382,5 +386,5 @@ def train(
     summary = train_model(item_list, tree_map, str(model), str(out), minutes=minutes, epochs=epochs, lr=lr,
                           batch_size=batch_size, seed=seed_or_global(seed), resume=resume, writer=writer,
                           chunk_minutes=chunk_minutes, aux_weight=aux_weight,
-                          attention_weight=attention_weight)
+                          attention_weight=attention_weight, readout_weight=readout_weight)
     writer.write(make_record("cogcom.train", **summary))

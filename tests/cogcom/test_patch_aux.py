@@ -122,3 +122,31 @@ def _train(model, batch, loss_of, params, steps):
         opt.zero_grad()
         losses.append(float(loss.detach()))
     return losses
+
+
+def test_the_readout_loss_reaches_the_projector_and_falls_on_a_planted_case(tiny_cogcom_model):
+    # the box-writing heads' output, read through the output words, names the coordinate word; each scene
+    # token's value names its own column / row word
+    import torch
+
+    from toolkit.core.patch_aux import ReadoutGrounding, find_projector_input
+    from toolkit.core.vlm_train import collate, forward
+
+    vlm, items = _examples(tiny_cogcom_model, [_red_sign_scene(c) for c in range(4)])
+    torch.manual_seed(0)
+    model = vlm.model
+    model.train()
+    words = vlm.tokenizer.convert_tokens_to_ids(["000", "500"])  # the word of grid column / row 0 and 1
+    readout = ReadoutGrounding(model, words)
+    batch = collate(items, vlm.tokenizer.pad_token_id)
+    forward(model, batch)
+    readout.loss(batch).backward()
+    projector = find_projector_input(model)
+    assert any(float(p.grad.abs().sum()) > 0 for p in projector.parameters())
+    assert readout.parts["readout_loss"] > 0 and readout.parts["position_loss"] > 0
+    model.zero_grad(set_to_none=True)
+    losses = _train(model, batch, readout.loss, [p for p in model.parameters() if p.requires_grad], 30)
+    readout.close()
+    assert losses[-1] < 0.5 * losses[0], losses
+    forward(model, batch)  # unhooked: nothing is captured any more
+    assert readout._mixed is None and readout._values is None

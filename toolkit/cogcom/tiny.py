@@ -244,16 +244,27 @@ def box_query(tok, input_ids, n_answer: int) -> int:
     return -1 if first is None else len(input_ids) - n_answer + first - 1
 
 
-class ChainGrounding:
-    """The training-only losses on a chain's grounded box: image tokens that mark the sign (PatchGrounding)
-    and, weighted by `attention_weight`, the box-writing attention on them (AttentionGrounding)."""
+def position_words(tok, grid: int = GRID) -> list[int]:
+    """Token id, per token column (or row) k, of the word a coarse crop writes for its left (top) edge when
+    the sign's centre is in column (row) k."""
+    n = min(CELLS, grid)
+    edges = [cell_edge(min(grid - n, max(0, k - n // 2)), grid) for k in range(grid)]
+    return tok.convert_tokens_to_ids([f"{10 * e:03d}" for e in edges])
 
-    def __init__(self, model, device, attention_weight: float):
-        from toolkit.core.patch_aux import AttentionGrounding, PatchGrounding
+
+class ChainGrounding:
+    """The training-only losses on a chain's grounded box: image tokens that mark the sign (PatchGrounding),
+    weighted by `attention_weight` the box-writing attention on them (AttentionGrounding), and weighted by
+    `readout_weight` the box-writing heads' output naming the coordinate words (ReadoutGrounding)."""
+
+    def __init__(self, model, device, attention_weight: float, readout_weight: float = 0.0,
+                 tokenizer=None, grid: int = GRID):
+        from toolkit.core.patch_aux import AttentionGrounding, PatchGrounding, ReadoutGrounding
 
         self.patch = PatchGrounding(model, len(COLOR_CLASSES), device)
         self.attention = AttentionGrounding(model) if attention_weight > 0 else None
-        self.attention_weight = attention_weight
+        self.readout = ReadoutGrounding(model, position_words(tokenizer, grid)) if readout_weight > 0 else None
+        self.attention_weight, self.readout_weight = attention_weight, readout_weight
         self.parts: dict[str, float] = {}
 
     def parameters(self):
@@ -266,6 +277,9 @@ class ChainGrounding:
             attention = self.attention.loss(batch)
             self.parts["attention_loss"] = round(float(attention.detach()), 5)
             loss = loss + self.attention_weight * attention
+        if self.readout is not None:
+            loss = loss + self.readout_weight * self.readout.loss(batch)
+            self.parts.update(self.readout.parts)
         return loss
 
     def state_dict(self):
@@ -276,8 +290,9 @@ class ChainGrounding:
 
     def close(self) -> None:
         self.patch.close()
-        if self.attention is not None:
-            self.attention.close()
+        for extra in (self.attention, self.readout):
+            if extra is not None:
+                extra.close()
 
 
 def model_grid(model: str | Path) -> int:
@@ -297,7 +312,8 @@ def model_grid(model: str | Path) -> int:
 def train_model(items: list[dict], trees: dict[str, dict], model: str, out: str, *, minutes: float,
                 epochs: float = 4.0, lr: float = 1e-3, batch_size: int = 16, seed: int = 0, val_chains: int = 40,
                 resume: bool = False, writer=None, chunk_minutes: float | None = None,
-                aux_weight: float = 1.0, attention_weight: float = 1.0) -> dict[str, Any]:
+                aux_weight: float = 1.0, attention_weight: float = 1.0, readout_weight: float = 1.0
+                ) -> dict[str, Any]:
     from toolkit.core import console
     from toolkit.core.vlm import load_vlm
     from toolkit.core.vlm_train import SFTConfig, sft
@@ -319,6 +335,7 @@ def train_model(items: list[dict], trees: dict[str, dict], model: str, out: str,
                    for m, r in turn_examples(msgs, turns)]
     val_items = [encode(vlm, m, r) for _, msgs, _ in val_rows for m, r in turn_examples(msgs, CROPS)]
     probe = val_rows[:20]
+    probe_items = [encode(vlm, msgs[:1], msgs[1]["content"], None, grid) for _, msgs, _ in probe]
 
     def on_eval(m, step):
         from toolkit.cogcom.local import LocalVLMBackend
@@ -327,14 +344,18 @@ def train_model(items: list[dict], trees: dict[str, dict], model: str, out: str,
         backend = LocalVLMBackend(name="probe", vlm=VLM(model=m, processor=vlm.processor, device=vlm.device,
                                                        word_level=True))
         coarse, fine = crop_iou_probe(backend, probe)
-        return {"val_crop_iou": round((coarse + fine) / 2, 4), "val_coarse_iou": round(coarse, 4),
-                "val_fine_iou": round(fine, 4)}
+        x0, y0 = coordinate_probability(m, probe_items)
+        extra = readout_diagnosis(m, probe_items, aux) if aux is not None and aux.readout is not None else {}
+        return {**extra, "val_crop_iou": round((coarse + fine) / 2, 4), "val_coarse_iou": round(coarse, 4),
+                "val_fine_iou": round(fine, 4), "val_x0_prob": round(x0, 4), "val_y0_prob": round(y0, 4)}
 
     cfg = SFTConfig(model=model, out=out, full=True, epochs=epochs, lr=lr, batch_size=batch_size, seed=seed,
                     max_minutes=None if chunk_minutes else minutes, chunk_minutes=chunk_minutes, warmup=30,
                     log_type="cogcom.train_log", eval_every=100, aux_weight=aux_weight,
-                    aux_attention_weight=attention_weight if aux_weight > 0 else 0.0)
-    aux = ChainGrounding(vlm.model, vlm.device, attention_weight) if aux_weight > 0 else None
+                    aux_attention_weight=attention_weight if aux_weight > 0 else 0.0,
+                    aux_readout_weight=readout_weight if aux_weight > 0 else 0.0)
+    aux = ChainGrounding(vlm.model, vlm.device, attention_weight, readout_weight, vlm.tokenizer, grid) \
+        if aux_weight > 0 else None
     try:
         summary = sft(cfg, vlm, train_items, val_items, resume=resume, on_epoch=on_eval, writer=writer, aux=aux)
     finally:
@@ -342,6 +363,60 @@ def train_model(items: list[dict], trees: dict[str, dict], model: str, out: str,
             aux.close()
     summary["train_conversations"], summary["val_chains"] = len(train_rows), len(val_rows)
     return summary
+
+
+def coordinate_probability(model, items: list[dict[str, Any]]) -> tuple[float, float]:
+    """Mean probability the model gives the right first and second coordinate word of a crop reply
+    (teacher-forced; `items` encoded with a grid, so each holds its `QUERY`)."""
+    import torch
+
+    from toolkit.core.patch_aux import QUERY
+    from toolkit.core.vlm_train import forward
+
+    sums = [0.0, 0.0]
+    with torch.no_grad():
+        for it in items:
+            q = int(it[QUERY][0])
+            batch = {k: (v.unsqueeze(0) if k in ("input_ids", "attention_mask", "labels") else v)
+                     for k, v in it.items()}
+            probs = forward(model, batch).logits[0].float().softmax(-1)
+            for k in (0, 1):
+                sums[k] += float(probs[q + 2 * k, it["input_ids"][q + 2 * k + 1]])
+    return sums[0] / max(1, len(items)), sums[1] / max(1, len(items))
+
+
+def readout_diagnosis(model, items: list[dict[str, Any]], aux: ChainGrounding) -> dict[str, float]:
+    """Where the x0 word is lost, on the coarse turn (teacher-forced), read from the training-only hooks:
+    the x head's attention mass on the sign's patches where x0 is written (`val_x0_attention`), the
+    probability of the right x0 word read from that head's output alone (`val_x0_head_prob`), and read from
+    the mean value of the sign's patches, as if the head attended to them only (`val_x0_sign_prob`)."""
+    import torch
+
+    from toolkit.core.patch_aux import MASK, QUERY
+    from toolkit.core.vlm_train import forward
+
+    readout, attention, head = aux.readout, aux.attention, aux.readout.heads[0]
+    d, group = readout.head_dim, readout.group
+    sums = {"val_x0_attention": 0.0, "val_x0_head_prob": 0.0, "val_x0_sign_prob": 0.0}
+    with torch.no_grad():
+        for it in items:
+            q, on = int(it[QUERY][0]), it[MASK][0].bool()
+            batch = {k: (v.unsqueeze(0) if k in ("input_ids", "attention_mask", "labels") else v)
+                     for k, v in it.items()}
+            forward(model, batch)
+            word = it["input_ids"][q + 1]
+            patches = (it["input_ids"] == readout.image_token).nonzero().squeeze(1)[:len(on)][on]
+            if attention is not None and attention._weights is not None:
+                sums["val_x0_attention"] += float(attention._weights[0, head, q, patches].sum())
+            mixed, values = readout._mixed[0, q, head * d:(head + 1) * d], readout._values[0, patches]
+            kv = head // group
+            sign = values[:, kv * d:(kv + 1) * d].mean(0)
+            sums["val_x0_head_prob"] += float(readout.read(mixed, head).float().softmax(-1)[word])
+            sums["val_x0_sign_prob"] += float(readout.read(sign, head).float().softmax(-1)[word])
+            readout._mixed = readout._values = None
+            if attention is not None:
+                attention._weights = None
+    return {k: round(v / max(1, len(items)), 4) for k, v in sums.items()}
 
 
 def crop_iou_probe(backend, rows) -> tuple[float, float]:

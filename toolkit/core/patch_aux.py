@@ -153,3 +153,101 @@ class AttentionGrounding:
         self._hook.remove()
         if self.restore:
             self.model.set_attn_implementation(self.restore)
+
+
+def _module(model, suffix: str, what: str):
+    """The last module whose dotted name ends with `suffix` (e.g. the language model's final norm)."""
+    found = [m for n, m in model.named_modules() if n == suffix or n.endswith("." + suffix)]
+    if not found:
+        raise InputError(f"the readout loss needs a LLaVA-style model with {what} ({suffix})")
+    return found[-1]
+
+
+class ReadoutGrounding:
+    """Training only: one head's output, read through the language model's own output words, names the box word.
+
+    Attending to the sign's image tokens is not enough: a head's output is the attention-weighted *values* of
+    those tokens, and rotary positions only steer where a head looks, never what it reads, so nothing makes an
+    image token's value say which column or row it sits in. Two terms, both passed through the model's final
+    norm and (tied) output head, so a head's output that satisfies them points at the word the reply needs:
+
+    - at the position that writes the first coordinate (`QUERY`), head `x_head` of the last layer, and two
+      tokens later (the second coordinate), head `y_head`: cross-entropy of the written word;
+    - on every image token of each row's first image (the scene), the same heads' values alone, read the same
+      way, must name the word of their own column (`x_head`) and row (`y_head`) among `position_words`
+      (`position_words[k]`: the word a reply writes for grid column / row k).
+    """
+
+    def __init__(self, model, position_words: list[int], x_head: int = 0, y_head: int = 1):
+        import torch
+
+        layers = [(n, m) for n, m in model.named_modules() if n.endswith("self_attn") and "language_model" in n]
+        if not layers:
+            raise InputError("the readout loss needs a LLaVA-style model (a language_model)")
+        attention = layers[-1][1]
+        self.o_proj, self.v_proj = attention.o_proj, attention.v_proj
+        self.norm = _module(model, "language_model.norm", "a final norm")
+        self.lm_head = _module(model, "lm_head", "an output head")
+        config = model.config.text_config
+        self.head_dim = config.hidden_size // config.num_attention_heads
+        self.group = config.num_attention_heads // config.num_key_value_heads
+        self.image_token = int(model.config.image_token_id)
+        self.heads = (x_head, y_head)
+        self.choices = sorted(set(position_words))  # the dense term picks among the position words only
+        self.word_index = torch.tensor([self.choices.index(w) for w in position_words])
+        self.grid = len(position_words)
+        self.parts: dict[str, float] = {}
+        self._mixed = self._values = None
+        self._hooks = [self.o_proj.register_forward_pre_hook(self._capture_mixed),
+                       self.v_proj.register_forward_hook(self._capture_values)]
+
+    def _capture_mixed(self, module, inputs):
+        self._mixed = inputs[0]  # (batch, tokens, heads * head_dim): each head's attention-weighted values
+
+    def _capture_values(self, module, inputs, output):
+        self._values = output  # (batch, tokens, kv heads * head_dim)
+
+    def parameters(self):
+        return []
+
+    def read(self, vectors, head: int):
+        """Logits over the vocabulary of head `head`'s (batch of) head_dim vectors, as the output head sees them."""
+        d = self.head_dim
+        out = vectors @ self.o_proj.weight[:, head * d:(head + 1) * d].T
+        return self.lm_head(self.norm(out))
+
+    def loss(self, batch: dict[str, Any]):
+        import torch
+        import torch.nn.functional as F
+
+        mixed, values, self._mixed, self._values = self._mixed, self._values, None, None
+        if mixed is None or values is None:
+            raise InputError("readout grounding: the model's forward pass did not go through its last attention")
+        ids, queries, d = batch["input_ids"].to(mixed.device), batch[QUERY], self.head_dim
+        n_patches = self.grid * self.grid
+        zero = mixed.sum() * 0.0
+        written, dense = [], []
+        for b in range(ids.shape[0]):
+            q = int(queries[b])
+            for k, head in enumerate(self.heads):
+                at = q + 2 * k  # the coordinate word after "[[" (x) and after "," (y)
+                if q >= 0 and at + 1 < ids.shape[1]:
+                    logits = self.read(mixed[b, at, head * d:(head + 1) * d], head)
+                    written.append(F.cross_entropy(logits.float().unsqueeze(0), ids[b, at + 1].unsqueeze(0)))
+            positions = (ids[b] == self.image_token).nonzero().squeeze(1)[:n_patches]
+            if len(positions) == n_patches:
+                grid = torch.arange(n_patches, device=mixed.device)
+                for k, head in enumerate(self.heads):
+                    kv = head // self.group
+                    logits = self.read(values[b, positions, kv * d:(kv + 1) * d], head)[:, self.choices]
+                    cell = grid % self.grid if k == 0 else grid // self.grid  # column for x, row for y
+                    dense.append(F.cross_entropy(logits.float(), self.word_index.to(mixed.device)[cell]))
+        written_loss = torch.stack(written).mean() if written else zero
+        dense_loss = torch.stack(dense).mean() if dense else zero
+        self.parts = {"readout_loss": round(float(written_loss.detach()), 5),
+                      "position_loss": round(float(dense_loss.detach()), 5)}
+        return written_loss + dense_loss
+
+    def close(self) -> None:
+        for hook in self._hooks:
+            hook.remove()

@@ -249,6 +249,7 @@ class SFTConfig:
     warmup: int = 20
     aux_weight: float = 0.0  # weight of the auxiliary loss (`sft(aux=...)`) added to the answer loss
     aux_attention_weight: float = 0.0  # a weight inside the auxiliary loss (recorded so resume checks it)
+    aux_readout_weight: float = 0.0  # another such weight
     device: str = "cpu"
     log_type: str = "vlm.train_log"
 
@@ -259,7 +260,7 @@ def _comparable(cfg: SFTConfig) -> dict[str, Any]:
     d = asdict(cfg)
     for key in ("save_every", "device", "max_steps", "max_minutes", "chunk_minutes", "eval_every"):
         d.pop(key, None)
-    for key in ("aux_weight", "aux_attention_weight"):
+    for key in ("aux_weight", "aux_attention_weight", "aux_readout_weight"):
         if not d.get(key):
             d.pop(key, None)  # runs without an auxiliary loss compare as before it existed
     return d
