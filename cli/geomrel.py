@@ -265,6 +265,10 @@ def train(
     lr: Annotated[float, typer.Option("--lr", min=0.0, help="Peak learning rate.")] = 5e-4,
     chunk_steps: Annotated[int | None, typer.Option("--chunk-steps", min=1, help="With --checkpoint: end this "
                                                     "chunk after this many steps.")] = None,
+    encoding: Annotated[str, typer.Option("--encoding", help="Input encoding of a fresh model: 'roles' (points "
+                                          "named by their part in the statement, role tags for the asked "
+                                          "elements) or 'points' (points named by order of appearance). "
+                                          "--init keeps its model's.")] = "roles",
     seed: SeedOpt = None, skip_bad: SkipBadOpt = False,
 ):
     """Train the relation classifier (4-layer BERT, width 128, from a config) on generated items.
@@ -281,7 +285,7 @@ def train(
         raise InputError("--data: no items")
     summary = run_train(items, model_out, minutes=minutes, max_steps=steps, seed=seed_or_global(seed),
                         rephrasings=rephrasings, threads=threads, held=held, init=init, checkpoint=checkpoint,
-                        chunk_steps=chunk_steps, lr=lr)
+                        chunk_steps=chunk_steps, lr=lr, encoding=encoding)
     if held:
         console.info(f"--exclude: {summary['dropped_held_out']} training texts ask a held-out question (up to "
                      "point letters); not trained on")

@@ -3,8 +3,9 @@
 #   bash assets/geomrel/regenerate.sh examples     examples/items.jsonl, replay.jsonl, fixture
 #   bash assets/geomrel/regenerate.sh classifier   training/test items, classifier/, classifier + MiniLM scores
 #   bash assets/geomrel/regenerate.sh agreement    method A vs method B on 2,000 fresh items
-#   bash assets/geomrel/regenerate.sh balanced     classifier/ fine-tuned on items balanced over relations (run after
-#                                                  `classifier` has written the earlier model; resumable chunks)
+#   bash assets/geomrel/regenerate.sh balanced     a classifier fine-tuned on items balanced over relations (resumable
+#                                                  chunks; INIT=the model to start from: the README's runs started
+#                                                  from the points-encoding classifier/ of commit 4318dc9)
 # Work files go to ${WORK:-runs/geomrel}; nothing there is shipped.
 set -euo pipefail
 R="python -m cli"
@@ -31,8 +32,8 @@ fi
 
 if [[ $part == classifier || $part == all ]]; then
   # fresh test splits (seed 6000) and training chunks (seeds 7000+k and 8000+k, two shards in parallel: 200 basic
-  # and 100 depth-2 items per chunk), all without the held-out templates; about 45 minutes on 2 cores, then 30 of
-  # training and 10 of the MiniLM baseline
+  # and 100 depth-2 items per chunk), all without the held-out templates; about 12 CPU-minutes, then 48 of training
+  # (one thread) and 10 of the MiniLM baseline
   $R geomrel generate --level basic --n 150 --seed 6000 --exclude-templates $HOLD -o "$W/test-d1.jsonl"
   $R geomrel generate --level advanced --depth 2 --n 150 --seed 6000 --exclude-templates $HOLD -o "$W/test-d2.jsonl"
   $R geomrel generate --level advanced --depth 3 --n 150 --seed 6000 --exclude-templates $HOLD -o "$W/test-d3.jsonl"
@@ -54,9 +55,18 @@ if [[ $part == classifier || $part == all ]]; then
   }
   shard 0 & shard 1 & wait
   cat "$W"/train/[ab]-*.jsonl > "$W/train.jsonl"
-  # 7 rewordings per item; any text asking a test question (up to point letters) is left out
-  $R geomrel train --data "$W/train.jsonl" --rephrasings 7 --exclude "$W/all-test.jsonl" --threads 2 --minutes 30 \
-    --seed 0 --out $A/classifier
+  # the validation split (seed 6500) the run was chosen on
+  $R geomrel generate --level basic --n 150 --seed 6500 --exclude-templates $HOLD -o "$W/val-d1.jsonl"
+  $R geomrel generate --level advanced --depth 2 --n 150 --seed 6500 --exclude-templates $HOLD -o "$W/val-d2.jsonl"
+  cat "$W/val-d1.jsonl" "$W/val-d2.jsonl" > "$W/val-d12.jsonl"
+  # 7 rewordings per item; any text asking a test or validation question (up to point letters, in either encoding)
+  # is left out; the roles encoding, 12,000 steps in resumable chunks of 10 minutes (run until it says it is done;
+  # about 48 minutes on one thread)
+  while :; do
+    $R geomrel train --data "$W/train.jsonl" --rephrasings 7 --exclude "$W/all-test.jsonl" --exclude "$W/val-d12.jsonl" \
+      --encoding roles --steps 12000 --checkpoint "$W/classifier.pt" --minutes 10 --seed 0 --out $A/classifier
+    python -c "import json, sys; sys.exit(not json.load(open(sys.argv[1]))['done'])" $A/classifier/training.json && break
+  done
   # the MiniLM baseline embeds its 60k training texts once, for all three splits together
   $R geomrel classify "$W/all-test.jsonl" --model minilm --data "$W/train.jsonl" --rephrasings 7 --seed 0 \
     --exclude "$W/all-test.jsonl" -o "$W/minilm-preds.jsonl"
@@ -95,7 +105,7 @@ if [[ $part == balanced ]]; then
   $R geomrel generate --level advanced --depth 2 --n 150 --seed 7400 --exclude-templates $HOLD -o "$W/bal-pa.jsonl"
   # fine-tune the earlier classifier in resumable chunks of at most 10 minutes (run again until it says it is done)
   while :; do
-    $R geomrel train --init $A/classifier --data "$W/bal-tb.jsonl" --data "$W/bal-ta.jsonl" --data "$W/bal-pb.jsonl" \
+    $R geomrel train --init "${INIT:-$A/classifier}" --data "$W/bal-tb.jsonl" --data "$W/bal-ta.jsonl" --data "$W/bal-pb.jsonl" \
       --data "$W/bal-pa.jsonl" --data "$W/bal-ub.jsonl" --data "$W/bal-ua.jsonl" --data "$W/bal-pb2.jsonl" \
       --rephrasings 3 --exclude "$W/bal-d12-6000.jsonl" --exclude "$W/bal-d12-6500.jsonl" --lr 3e-4 --steps 900 \
       --checkpoint "$W/bal.pt" --minutes 10 --seed 0 --out "$W/bal-model"

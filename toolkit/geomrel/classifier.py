@@ -1,7 +1,10 @@
 """A small relation classifier: a 4-layer BERT (width 128) trained from a config on generated items.
 
-The question text (without its answer choices) is read with a word tokenizer after renaming points by order of
-appearance (the first point named becomes p0, the next p1, ...), so the model learns constructions, not letters.
+The question text (without its answer choices) is read with a word tokenizer after renaming points, so the model
+learns constructions, not letters. Two encodings: "points" renames them by order of appearance (the first point named
+becomes p0, the next p1, ...); "roles" (`roles.py`) by the part they play (v0 the first vertex of the stated shape,
+n0 the first constructed point, ...) and puts tags for the asked elements' roles first. A model's config names its
+encoding (`geomrel_encoding`); a model without that key reads "points".
 It predicts a canonical relation of the item's domain (line: parallel / perpendicular / intersecting / cannot,
 ...); the letter is the option carrying that relation's text.
 """
@@ -29,19 +32,37 @@ def body_of(question: str) -> str:
     return question.partition("Answer choices:")[0].strip()
 
 
-def canonical_words(question: str) -> list[str]:
-    """Lowercased words of the question body with point names replaced by p0, p1, ... in order of appearance."""
-    names: dict[str, str] = {}
+def canonical_words(question: str, fixed: dict[str, str] | None = None) -> list[str]:
+    """Lowercased words of the question body with point names replaced by p0, p1, ... in order of appearance;
+    letters in `fixed` get the name given there instead."""
+    names: dict[str, str] = dict(fixed or {})
+    others = iter(range(26 * 26))
 
     def rename(m: re.Match) -> str:
         token = m.group(0)
         rest = question[m.end():m.end() + 2]
         if token in ARTICLES and rest[:1] == " " and rest[1:2].islower():
             return token.lower()
-        return " ".join(names.setdefault(c, f"p{len(names)}") for c in token)
+        return " ".join(names[c] if c in names else names.setdefault(c, f"p{next(others)}") for c in token)
 
     text = POINTS.sub(rename, body_of(question))
     return [w.lower() for w in WORDS.findall(text)]
+
+
+def role_words(question: str) -> list[str]:
+    from toolkit.geomrel.roles import role_words as words
+
+    return words(question)
+
+
+ENCODINGS = {"points": canonical_words, "roles": role_words}
+DEFAULT_ENCODING = "roles"
+MAX_LENS = {"points": MAX_LEN, "roles": 128}  # role tags come before the body, so the body keeps its room
+
+
+def encoding_of(model) -> str:
+    """The encoding a loaded model reads; models from before encodings were named read "points"."""
+    return getattr(model.config, "geomrel_encoding", None) or "points"
 
 
 def domain_of(item: dict) -> str:
@@ -77,23 +98,27 @@ def letter_for(item: dict, scores) -> str | None:
     return best
 
 
-def build_vocab(texts: list[list[str]]) -> list[str]:
+def build_vocab(texts: list[list[str]], encoding: str = "points") -> list[str]:
     from toolkit.core.tokenizers import SPECIALS
 
     words = sorted({w for t in texts for w in t})
     points = [f"p{i}" for i in range(26)]
+    if encoding == "roles":  # every role name, so an item with more vertices or steps than seen still reads them
+        points += [f"{c}{i}" for c in "vwun" for i in range(10)]
     return [*SPECIALS, *points, *(w for w in words if w not in points)]
 
 
-def _encode(tokenizer, texts: list[list[str]]):
-    return tokenizer([" ".join(t) for t in texts], padding=True, truncation=True, max_length=MAX_LEN,
+def _encode(tokenizer, texts: list[list[str]], max_len: int = MAX_LEN):
+    return tokenizer([" ".join(t) for t in texts], padding=True, truncation=True, max_length=max_len,
                      return_tensors="pt")
 
 
 def without_questions_of(items: list[dict], held: list[dict]) -> tuple[list[dict], int]:
-    """items minus those whose question equals a held-out one up to point letters; and how many were dropped."""
-    seen = {tuple(canonical_words(it["question"])) for it in held}
-    kept = [it for it in items if tuple(canonical_words(it["question"])) not in seen]
+    """items minus those whose question equals a held-out one up to point letters, in either encoding (the roles
+    encoding also equates texts that differ in which letters a shape lists first); and how many were dropped."""
+    seen = {(name, tuple(words(it["question"]))) for it in held for name, words in ENCODINGS.items()}
+    kept = [it for it in items
+            if not any((name, tuple(words(it["question"]))) in seen for name, words in ENCODINGS.items())]
     return kept, len(items) - len(kept)
 
 
@@ -140,14 +165,16 @@ def _batches(n: int, batch: int, seed: int, step: int):
 
 def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int | None = None, batch: int = 32,
           lr: float = 5e-4, seed: int = 0, rephrasings: int = 0, threads: int = 1, held: list[dict] = (),
-          init: Path | None = None, checkpoint: Path | None = None, chunk_steps: int | None = None) -> dict:
+          init: Path | None = None, checkpoint: Path | None = None, chunk_steps: int | None = None,
+          encoding: str = DEFAULT_ENCODING) -> dict:
     """Train; stops at max_steps or after `minutes` of wall time. Returns the training summary.
 
     `rephrasings` adds that many rewordings of each generated item (see `with_rephrasings`); texts that ask a
     question of `held` (up to point letters) are left out. `init` starts from a trained classifier's weights and
     vocabulary (fine-tuning) instead of a fresh config. With `checkpoint` (a file; needs max_steps, which then alone
     sets the learning-rate schedule) the run is resumable: a chunk writes the model, optimizer and step there, and
-    the same command run again continues from it until max_steps; `chunk_steps` ends a chunk after that many steps."""
+    the same command run again continues from it until max_steps; `chunk_steps` ends a chunk after that many steps.
+    `encoding` names the input encoding of a fresh model (see ENCODINGS); fine-tuning keeps `init`'s."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
@@ -161,18 +188,24 @@ def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int
         raise InputError("--checkpoint needs --steps (the total the schedule runs to)")
     constructions = len(items)
     items, dropped = training_texts(items, rephrasings, seed, held)
-    texts = [canonical_words(it["question"]) for it in items]
-    labels = torch.tensor([label_of(it) for it in items])
     if init is not None:
         model, tokenizer = load(init)
+        encoding = encoding_of(model)
         vocab = json.loads((Path(init) / "vocab.json").read_text())
         model.train()
-    else:
-        vocab = build_vocab(texts)
+    if encoding not in ENCODINGS:
+        raise InputError(f"--encoding: {encoding!r} is not one of {', '.join(ENCODINGS)}")
+    texts = [ENCODINGS[encoding](it["question"]) for it in items]
+    labels = torch.tensor([label_of(it) for it in items])
+    if init is None:
+        vocab = build_vocab(texts, encoding)
         tokenizer = word_tokenizer(vocab)
-        config = BertConfig(vocab_size=len(vocab), num_labels=len(CLASSES), pad_token_id=0, **CONFIG)
+        # a "points" model's config stays as before the encodings had names
+        named = {} if encoding == "points" else {"geomrel_encoding": encoding}
+        config = BertConfig(vocab_size=len(vocab), num_labels=len(CLASSES), pad_token_id=0,
+                            **{**CONFIG, "max_position_embeddings": MAX_LENS[encoding] + 2}, **named)
         model = BertForSequenceClassification(config)
-    enc = _encode(tokenizer, texts)
+    enc = _encode(tokenizer, texts, MAX_LENS[encoding])
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     step, losses, spent = 0, [], 0.0
     if checkpoint is not None and Path(checkpoint).is_file():
@@ -215,7 +248,8 @@ def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int
                "dropped_held_out": dropped, "steps": step, "seconds": round(spent, 1),
                "loss_first": round(sum(losses[:k]) / k, 4), "loss_last": round(sum(losses[-k:]) / k, 4),
                "params": sum(p.numel() for p in model.parameters()), "classes": CLASSES, "seed": seed,
-               "init": str(init) if init is not None else None, "done": max_steps is None or step >= max_steps}
+               "init": str(init) if init is not None else None, "encoding": encoding,
+               "done": max_steps is None or step >= max_steps}
     (out / "training.json").write_text(json.dumps(summary, indent=1))
     return summary
 
@@ -245,10 +279,14 @@ def predict(model, tokenizer, items: list[dict], batch: int = 64) -> list[str | 
     import torch
 
     letters = []
+    encoding = encoding_of(model)
+    if encoding not in ENCODINGS:
+        raise InputError(f"classifier config: unknown geomrel_encoding {encoding!r}")
+    words = ENCODINGS[encoding]
     with torch.no_grad():
         for i in range(0, len(items), batch):
             chunk = items[i:i + batch]
-            enc = _encode(tokenizer, [canonical_words(it["question"]) for it in chunk])
+            enc = _encode(tokenizer, [words(it["question"]) for it in chunk], MAX_LENS[encoding])
             logits = model(**{k: enc[k] for k in ("input_ids", "attention_mask")}).logits
             letters += [letter_for(it, row) for it, row in zip(chunk, logits, strict=True)]
     return letters
