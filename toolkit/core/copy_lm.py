@@ -236,11 +236,12 @@ def _looping(previous, nxt, window: int):
 
 def _repeating(tokens: list[int], window: int) -> bool:
     """Whether the last `window` tokens repeat a unit of at most REPEAT_UNIT tokens (one hypothesis)."""
+    import torch
+
     if len(tokens) < window + REPEAT_UNIT:
         return False
-    tail = tokens[-window - REPEAT_UNIT:]
-    return any(all(tail[i] == tail[i - unit] for i in range(REPEAT_UNIT, len(tail)))
-               for unit in range(1, REPEAT_UNIT + 1))
+    seq = torch.tensor([tokens[-window - REPEAT_UNIT:]])
+    return bool(_looping(seq[:, :-1], seq[:, -1], window)[0])
 
 
 def __getattr__(name: str):  # CopyLlamaConfig, CopyLlamaForCausalLM without importing transformers at start-up
