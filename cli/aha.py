@@ -261,6 +261,8 @@ def eval_(
 ):
     """Score verdicts: binary accuracy, ROUGE-L, cosine similarity and LLM fuzzy match, per task and mode.
 
+    Binary scores come with a 95% interval that resamples whole scenes (`binary_ci95`).
+
     Example: reason aha eval --pred verdicts.jsonl --gold runs/fg/samples.jsonl --json
     """
     from toolkit.aha.evaluate import aggregate, join_rows, score_rows, show_tables, training_overlap
@@ -275,7 +277,7 @@ def eval_(
 
         embed = minilm_embedder()
     judge = make_llm(llm, record) if llm else None
-    result = aggregate(rows, score_rows(rows, embed=embed, judge=judge))
+    result = aggregate(rows, score_rows(rows, embed=embed, judge=judge), seed=seed_or_global(seed) or 0)
     result["train_scene_overlap"] = overlap = training_overlap(rows)
     show_tables(result)
     if overlap is not None:

@@ -81,6 +81,26 @@ def test_aggregate_overall_per_task_and_mode():
     assert result["by_mode"]["nominal"]["n"] == 2
 
 
+def test_binary_interval_resamples_whole_scenes():
+    # 10 scenes of 4 samples each: a scene is all right or all wrong, so the samples are not independent
+    rows, scores = [], []
+    for scene in range(10):
+        for k in range(4):
+            rows.append(Row(f"{scene}-{k}", "stack", "nominal", "q", "Yes", "Yes", scene=("stack", scene)))
+            scores.append(float(scene < 7))
+    by_scene = aggregate(rows, [{"binary": s, "binary_strict": s, "rouge_l": s, "cosine": None, "fuzzy": None}
+                                for s in scores])["overall"]
+    assert by_scene["scenes"] == 10 and by_scene["binary"] == pytest.approx(0.7)
+    lo, hi = by_scene["binary_ci95"]
+    assert lo < 0.7 < hi
+    # the same 40 scores as 40 independent samples give a narrower interval
+    loose = [Row(r.sample_id, r.task, r.mode, r.question, r.pred, r.ref) for r in rows]
+    single = aggregate(loose, [{"binary": s, "binary_strict": s, "rouge_l": s, "cosine": None, "fuzzy": None}
+                               for s in scores])["overall"]
+    assert single["scenes"] == 40
+    assert (hi - lo) > 1.5 * (single["binary_ci95"][1] - single["binary_ci95"][0])
+
+
 def test_minilm_embedder_ranks_a_paraphrase_above_an_unrelated_answer():
     from toolkit.core.minilm import minilm_embedder
 

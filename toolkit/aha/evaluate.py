@@ -13,6 +13,7 @@ from toolkit.aha.samples import load_samples
 from toolkit.aha.scenes import read_scenes, scene_of
 from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, read_records
+from toolkit.core.stats import cluster_bootstrap_ci
 
 METRICS = ("binary", "binary_strict", "rouge_l", "cosine", "fuzzy")
 
@@ -113,12 +114,17 @@ def _mean(values: list[float | None]) -> float | None:
     return sum(vals) / len(vals) if vals else None
 
 
-def aggregate(rows: list[Row], scores: list[dict[str, float | None]]) -> dict[str, Any]:
-    """{'overall': {...}, 'by_task': {task: {...}}, 'by_mode': {mode: {...}}}; each with n and metric means."""
+def aggregate(rows: list[Row], scores: list[dict[str, float | None]], *, seed: int = 0) -> dict[str, Any]:
+    """{'overall': {...}, 'by_task': {task: {...}}, 'by_mode': {mode: {...}}}; each with n, metric means and
+    `binary_ci95`, `binary_strict_ci95`: 95% intervals resampling whole scenes (the samples of one FailGen
+    scene share its layout, so they are not independent draws; a sample of no known scene is its own)."""
     def summarize(idx: list[int]) -> dict[str, Any]:
-        out: dict[str, Any] = {"n": len(idx)}
+        out: dict[str, Any] = {"n": len(idx), "scenes": len({_cluster(rows[i], i) for i in idx})}
         for m in METRICS:
             out[m] = _mean([scores[i][m] for i in idx])
+        for m in ("binary", "binary_strict"):
+            lo, hi = cluster_bootstrap_ci([scores[i][m] for i in idx], [_cluster(rows[i], i) for i in idx], seed=seed)
+            out[f"{m}_ci95"] = [round(lo, 4), round(hi, 4)]
         return out
 
     groups: dict[str, dict[str, list[int]]] = {"by_task": defaultdict(list), "by_mode": defaultdict(list)}
@@ -127,6 +133,10 @@ def aggregate(rows: list[Row], scores: list[dict[str, float | None]]) -> dict[st
         groups["by_mode"][r.mode or "-"].append(i)
     return {"overall": summarize(list(range(len(rows)))),
             **{g: {k: summarize(v) for k, v in sorted(d.items())} for g, d in groups.items()}}
+
+
+def _cluster(row: Row, i: int):
+    return row.scene if row.scene is not None else ("sample", i)
 
 
 def show_tables(result: dict[str, Any]) -> None:
@@ -140,8 +150,10 @@ def show_tables(result: dict[str, Any]) -> None:
     for title, group in (("overall", {"all": result["overall"]}), ("per task", result["by_task"]),
                          ("per mode", result["by_mode"])):
         table = Table(title=f"AHA eval {title}")
-        for col in ("group", "n", "binary", "strict", "ROUGE-L", "cosine", "fuzzy"):
+        for col in ("group", "n", "scenes", "binary", "95% CI (scenes)", "strict", "ROUGE-L", "cosine", "fuzzy"):
             table.add_column(col, justify="left" if col == "group" else "right")
         for name, s in group.items():
-            table.add_row(name, str(s["n"]), *(fmt(s[m]) for m in METRICS))
+            lo, hi = s["binary_ci95"]
+            table.add_row(name, str(s["n"]), str(s["scenes"]), fmt(s["binary"]), f"[{lo:.3f}, {hi:.3f}]",
+                          *(fmt(s[m]) for m in METRICS[1:]))
         console.console.print(table)

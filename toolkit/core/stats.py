@@ -15,6 +15,25 @@ def bootstrap_ci(values: list[float], *, samples: int = 1000, seed: int = 0) -> 
     return (float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)))
 
 
+def cluster_bootstrap_ci(values: list[float], clusters: list, *, samples: int = 2000,
+                         seed: int = 0) -> tuple[float, float]:
+    """95% percentile interval of the mean when the items come in clusters (the samples of one scene):
+    whole clusters are resampled, so items that share a cluster are not counted as independent."""
+    import numpy as np
+
+    if not values:
+        return (0.0, 0.0)
+    groups: dict = {}
+    for v, c in zip(values, clusters, strict=True):
+        groups.setdefault(c, []).append(float(v))
+    sums = np.array([sum(g) for g in groups.values()])
+    sizes = np.array([len(g) for g in groups.values()], dtype=float)
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(0, len(sums), size=(samples, len(sums)))
+    means = sums[pick].sum(1) / sizes[pick].sum(1)
+    return (float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)))
+
+
 def paired_bootstrap(a: list[float], b: list[float], *, samples: int = 2000, seed: int = 0) -> dict:
     """Mean of a - b over the same questions with its 95% bootstrap interval."""
     import numpy as np
