@@ -382,8 +382,11 @@ def train(
                                          "--seed).")] = False,
     init_from: Annotated[Path | None, typer.Option("--init-from", help="Start from this reader's weights "
                                                    "(curriculum `warm`).")] = None,
-    curriculum: Annotated[str | None, typer.Option("--curriculum", help="scratch or warm (default: warm with "
-                                                   "--init-from, else scratch).")] = None,
+    curriculum: Annotated[str | None, typer.Option("--curriculum", help="scratch, warm or subject (default: warm "
+                                                   "with --init-from, else scratch).")] = None,
+    mark: Annotated[bool, typer.Option("--mark", help="Mark the question's words in every prompt's documents "
+                                       "(prompts.mark_query_terms); the reader must then be run with them marked.")
+                    ] = False,
     seed: SeedOpt = None,
 ):
     """Train the tiny reader on training worlds (seeds 0-99) for a budget of optimizer steps, in chunks if asked.
@@ -395,7 +398,7 @@ def train(
     from toolkit.rag.train import train as run_training
 
     summary = run_training(out, steps=steps, minutes=minutes, seed=seed_or_global(seed), chunk_minutes=chunk_minutes,
-                           resume=resume, init_from=init_from, curriculum=curriculum)
+                           resume=resume, init_from=init_from, curriculum=curriculum, mark=mark)
     state = "complete" if summary["complete"] else "paused: continue with --resume"
     console.info(f"trained {summary['steps']} of {steps} steps in {summary['train_seconds']} s "
                  f"({summary['cpu_seconds']} CPU s) -> {out} ({state})")

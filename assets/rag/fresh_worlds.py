@@ -41,7 +41,8 @@ def main(path: str, seeds: list[int], multi: int = 30) -> dict:
             gold = by_id[q["decomposition"][0]["doc"]]
             docs = [x for x in idx.top(q["question"], 9) if x["id"] != gold["id"]][:8]
             docs.insert(rng.randint(0, len(docs)), gold)
-            requests.append(prompts.messages(prompts.build_prompt("rag", q["question"], docs, [])))
+            prompt = prompts.build_prompt("rag", q["question"], docs, [])
+            requests.append(prompts.messages(prompts.mark_query_terms(prompt) if run.mark else prompt))
         outs = llm.complete_many(requests, temperature=0.0, max_tokens=32, stop=["\n"])
         per.setdefault("1hop k=9 gold at a random place", []).extend(
             accuracy(prompts.parse_line(o.text)[1], q["answers"]) for o, q in zip(outs, q1, strict=True))

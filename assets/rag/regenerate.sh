@@ -4,9 +4,18 @@ set -euo pipefail
 R="python -m cli --seed 0"
 A=assets/rag
 $R rag world --seed 1000 --out $A/world-1000
-# the shipped reader (reader/) came from train.py of commit 7735093 (documents in BM25 order, a wall-clock schedule):
-#   git checkout 7735093 -- toolkit/rag/train.py cli/rag.py, then `rag train --out R --minutes 50 --chunk-minutes 10`
-#   and `--resume` chunks, stopped after 3,478 optimizer steps (README: "Reader training").
+# the shipped reader (reader/): marked query terms, warm-started from the previous reader (reader/ at commit d6740bf,
+# which came from train.py of commit 7735093: `rag train --out R --minutes 50 --chunk-minutes 10` and `--resume`
+# chunks, stopped after 3,478 optimizer steps; README: "Reader training")
+P=$(mktemp -d)
+for f in config.json generation_config.json model.safetensors tokenizer.json tokenizer_config.json training_log.json; do
+  git show d6740bf:$A/reader/$f > $P/$f
+done
+M="rag train --out $A/reader --steps 2400 --chunk-minutes 9 --mark --curriculum subject --init-from $P"
+$R $M
+until python -c "import json,sys; sys.exit(not json.load(open('$A/reader/training_log.json'))['complete'])"; do
+  $R $M --resume
+done
 # The current recipe (documents in random order, a step budget), from scratch on training worlds 0-99, in chunks:
 $R rag train --out $A/reader-training --steps 6000 --chunk-minutes 10
 until python -c "import json,sys; sys.exit(not json.load(open('$A/reader-training/training_log.json'))['complete'])"; do

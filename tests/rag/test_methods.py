@@ -117,3 +117,24 @@ def test_eval_reports_chain_length_per_hop_count_and_the_stand_in_follows_every_
     assert {s["task"]: s for s in score_answers(short, gold, "x")}["3hop"]["chain_matches_hops"] == 0.0
     rag = {s["task"]: s for s in score_answers(Runner(llm, idx).run(qs, Config("rag", 4)), gold, "x")}
     assert rag["2hop"]["calls"] == 1 and "chain_matches_hops" not in rag["2hop"]
+
+
+def test_a_reader_trained_on_marked_prompts_gets_them_marked_and_others_do_not(tmp_path):
+    import json
+    from types import SimpleNamespace
+
+    from toolkit.rag.methods import reads_marked
+
+    w, idx = _world()
+    q = next(q.record() for q in w.questions if q.split == "test" and q.hops == 1)
+    calls: list[str] = []
+    llm = _canned(lambda p: "answer : x", calls)
+    Runner(llm, idx).run([q], Config("rag", 4))
+    Runner(llm, idx, mark=True).run([q], Config("rag", 4))
+    assert prompts.MARK not in calls[0].split() and calls[1] == prompts.mark_query_terms(calls[0])
+    assert prompts.MARK in calls[1].split()
+    (tmp_path / "training_log.json").write_text(json.dumps({"mark": True}))
+    reader = SimpleNamespace(name=f"hf:{tmp_path}", path=tmp_path)
+    assert reads_marked(reader) and reads_marked(SimpleNamespace(inner=reader))  # a recording wrapper
+    (tmp_path / "training_log.json").write_text(json.dumps({"mark": False}))
+    assert not reads_marked(reader) and not reads_marked(llm) and not reads_marked(None)

@@ -105,7 +105,7 @@ def test_training_counts_steps_and_runs_in_resumable_chunks(tmp_path, monkeypatc
     one = train.TrainingWorlds([0])
     small = train.validation_sets(n=2)
     monkeypatch.setattr(train, "TrainingWorlds", lambda: one)
-    monkeypatch.setattr(train, "validation_sets", lambda: small)
+    monkeypatch.setattr(train, "validation_sets", lambda **_: small)
     first = train.train(tmp_path, steps=8, chunk_steps=3, batch=2, log_every=10**6)
     assert not first["complete"] and (tmp_path / train.CHECKPOINT).exists() and first["steps"] == 3
     with pytest.raises(InputError, match="not --steps 9"):
@@ -118,13 +118,37 @@ def test_training_counts_steps_and_runs_in_resumable_chunks(tmp_path, monkeypatc
     assert second["complete"] and second["steps"] == 8
     assert not (tmp_path / train.CHECKPOINT).exists() and (tmp_path / "training_log.json").exists()
     warm = train.train(tmp_path / "warm", steps=2, batch=2, log_every=10**6, init_from=tmp_path)
-    assert warm["curriculum"] == "warm" and warm["complete"]
+    assert warm["curriculum"] == "warm" and warm["complete"] and not warm["mark"]
+    # marked query terms: the unmarked reader's weights grow by the mark's row, every other id kept
+    marked = train.train(tmp_path / "marked", steps=2, batch=2, log_every=10**6, init_from=tmp_path, mark=True,
+                         curriculum="subject")
+    assert marked["mark"] and marked["curriculum"] == "subject" and marked["complete"]
+    plain, grown = train.build_tokenizer().get_vocab(), train.build_tokenizer(mark=True).get_vocab()
+    assert grown[prompts.MARK] == len(plain) and all(grown[w] == i for w, i in plain.items())
 
 
 def test_curriculum_stages_follow_the_share_of_steps():
     assert train.stage_at(0.0, "scratch")[0] == "drill" and train.stage_at(0.3, "scratch") == ("short", 2, 0)
     assert train.stage_at(0.6, "scratch") == ("medium", 4, 1) and train.stage_at(0.99, "scratch") == ("full", 12, 2)
     assert train.stage_at(0.3, "warm") == ("medium", 4, 1)
+    assert train.stage_at(0.0, "subject") == ("short", 2, 0) and train.stage_at(0.3, "subject")[0] == "full"
+
+
+def test_marked_prompts_mark_the_served_question_words_and_the_default_marks_nothing():
+    docs = [{"title": "salouth", "text": "the spouse of salouth is taerin ."},
+            {"title": "drasath", "text": "the employer of drasath is nori ."}]
+    plain = prompts.build_prompt("iterdrag", "what is the employer of salouth ?", docs, [])
+    assert prompts.MARK not in plain.split()  # the default prompt is the shipped one
+    marked = prompts.mark_query_terms(plain).split("\n")
+    assert marked[2] == "document : * salouth : the spouse of * salouth is taerin ."
+    assert marked[1] == "document : drasath : the * employer of drasath is nori ."
+    # in a chain the documents serve the newest follow-up question
+    chain = ["follow up : what is the employer of drasath ?", "intermediate answer : nori",
+             "follow up : what is the spouse of drasath ?"]
+    lines = prompts.mark_query_terms(prompts.build_prompt("iterdrag", "what is x ?", docs, [], chain)).split("\n")
+    assert lines[1] == "document : * drasath : the employer of * drasath is nori ."
+    assert lines[2] == "document : salouth : the * spouse of salouth is taerin ."
+    assert lines[3] == "question : what is x ?" and lines[4:] == chain  # only documents are marked
 
 
 def _gold_place(prompt: str, gold_text: str) -> int:

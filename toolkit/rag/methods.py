@@ -9,12 +9,15 @@ IterDRAG: retrieve k for the question; then up to n rounds of one generated line
 retrieves k documents for the sub-query (unseen ones appended) and the next line should be the
 `intermediate answer`; the `so the final answer is` line ends it; after n follow-ups the final
 line is forced. A line of no known kind ends the loop as the answer (a format error).
+A reader trained on marked prompts (`rag train --mark`) gets every prompt with its query terms marked.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from toolkit.rag import prompts
 
@@ -61,8 +64,10 @@ class Runner:
     """Runs one configuration over many questions, each IterDRAG step batched through `complete_many`."""
 
     def __init__(self, llm, index, demo_pool: list[dict] | None = None, *, max_context: int | None = None,
-                 seed: int = 0, keep_trace: bool = True, workers: int = 1) -> None:
+                 seed: int = 0, keep_trace: bool = True, workers: int = 1, mark: bool | None = None) -> None:
         self.llm, self.index = llm, index
+        # query terms marked in the documents: as the reader was trained (None: ask the reader)
+        self.mark = reads_marked(llm) if mark is None else mark
         self.workers = workers
         self.demo_pool = demo_pool or []
         self.max_context = max_context
@@ -100,7 +105,7 @@ class Runner:
 
     def _call(self, states: list[State], prompts_: list[str], what: str) -> list[str | None]:
         """One call per state (None where the prompt is over the context window)."""
-        msgs = [prompts.messages(p) for p in prompts_]
+        msgs = [prompts.messages(prompts.mark_query_terms(p) if self.mark else p) for p in prompts_]
         live = []
         for i, (st, m) in enumerate(zip(states, msgs, strict=True)):
             size = self._count(m)
@@ -218,6 +223,17 @@ class Runner:
         if self.keep_trace:
             rec["trace"] = st.trace
         return rec
+
+
+def reads_marked(llm) -> bool:
+    """Whether `llm` is a local reader trained on marked prompts (`reason rag train --mark` writes `"mark": true`
+    into its training_log.json); recording and replaying wrappers are looked through."""
+    while getattr(llm, "inner", None) is not None:
+        llm = llm.inner
+    if not str(getattr(llm, "name", "")).startswith("hf:"):
+        return False
+    log = Path(str(llm.path)) / "training_log.json"
+    return log.is_file() and bool(json.loads(log.read_text(encoding="utf-8")).get("mark", False))
 
 
 def merge(docs: list[dict], new: list[dict]) -> list[dict]:

@@ -3,10 +3,13 @@
 IterDRAG chains use the Self-Ask markers `follow up :`, `intermediate answer :` and
 `so the final answer is :`. Demonstrations come first, each with its own documents; the test
 question's documents follow with the best-ranked one last, nearest the question.
+`mark_query_terms` (optional, off by default) writes MARK before every document word that the question the
+documents serve also holds, so a reader finds the asked entity's document by one lookup of a fixed token.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 FOLLOW = "follow up :"
@@ -20,6 +23,7 @@ INSTRUCTION = {
     "drag": "answer the question using the documents .",
     "iterdrag": "answer the question using the documents . ask a follow up question when needed .",
 }
+MARK = "*"  # the query-term mark (a word of its own for the word tokenizer)
 # every word the prompt scaffolding uses (the reader's vocabulary takes them)
 PROMPT_WORDS = ("user: assistant: system: document : question answer follow up intermediate so the final is "
                 "? . , when needed like examples using documents ask a what").split()
@@ -79,3 +83,43 @@ def parse_line(text: str) -> tuple[str, str]:
         if low.startswith(bare):
             return kind, line[len(bare):].strip()
     return "unknown", line
+
+
+def _content_words(question: str) -> set[str]:
+    """The words BM25 would search for: lowercase, two or more word characters, not a stop word."""
+    from toolkit.rag.retrieve import STOPWORDS, TOKEN_PATTERN
+
+    return {w for w in re.findall(TOKEN_PATTERN, question.lower()) if w not in STOPWORDS}
+
+
+def mark_query_terms(prompt: str) -> str:
+    """`prompt` with MARK before each document word found in the question those documents serve: the next
+    `question :` line, or the newest `follow up :` line of that block's chain. Computed from the prompt
+    alone (the same text at training and at run time), never from an answer."""
+    lines = prompt.split("\n")
+    out, pending = [], []
+
+    def flush(question: str) -> None:
+        terms = _content_words(question)
+        for line in pending:
+            head, title, text = line.split(" : ", 2)
+            out.append(" : ".join([head] + [" ".join(f"{MARK} {w}" if w in terms else w for w in part.split())
+                                            for part in (title, text)]))
+        pending.clear()
+
+    for i, line in enumerate(lines):
+        if line.startswith("document : ") and line.count(" : ") >= 2:
+            pending.append(line)
+            continue
+        asked = ""  # documents with no question after them stay unmarked
+        if line.startswith("question : "):
+            asked = line[len("question : "):]
+            for later in lines[i + 1:]:
+                if later.startswith("document : ") or later.startswith("question : "):
+                    break
+                if later.startswith(FOLLOW):
+                    asked = later[len(FOLLOW):]
+        flush(asked)
+        out.append(line)
+    flush("")
+    return "\n".join(out)

@@ -16,6 +16,9 @@ nearest the question) for nearly every question, and a reader trained on that or
 the nearest document instead of the one about the asked entity. Training prompts therefore hold their
 documents in a random order, and chain examples add documents of the current step's relation about other
 entities (the distractors a chain meets at runtime).
+With `mark`, every prompt has its query terms marked (`prompts.mark_query_terms`): the asked entity's document is
+then found by attending to one fixed token, which a reader of this size learns where matching a name against
+1,500 others (the recall drill) was never learnt.
 Besides the answer lines, a light next-word loss on the prompt itself (names
 recur between titles, texts and the question, so it trains copying on every position); batches are
 drawn from a length-sorted pool so little compute goes to padding. Validation: exact answer lines on a
@@ -45,6 +48,9 @@ POOL = 4  # batches generated at once, sorted by length
 CURRICULA = {
     "scratch": {"drill": 0.05, "stages": ((0.5, "short", 2, 0), (0.8, "medium", 4, 1), (1.01, "full", 12, 2))},
     "warm": {"drill": 0.03, "stages": ((0.25, "short", 2, 0), (0.55, "medium", 4, 1), (1.01, "full", 12, 2))},
+    # warm, with marked query terms: no drill stage, the long contexts early (picking among many documents
+    # is what the marks are for)
+    "subject": {"drill": 0.0, "stages": ((0.1, "short", 2, 0), (0.3, "medium", 4, 1), (1.01, "full", 12, 2))},
 }
 STAGES = CURRICULA["scratch"]["stages"]
 RECALL_EVERY = 10  # after the drill stage, every tenth step is an entity-keyed recall drill
@@ -210,19 +216,36 @@ MIX = ((single_hop, 0.35), (full_chain, 0.4), (chain_step, 0.2), (direct_multi_h
 SUPERVISED = (prompts.ANSWER, prompts.FOLLOW, prompts.INTERMEDIATE, prompts.FINAL)
 
 
-def example(rng, worlds, kmax: int, mmax: int) -> tuple[str, str]:
+def example(rng, worlds, kmax: int, mmax: int, mark: bool = False) -> tuple[str, str]:
+    """One training-mix example; `mark`: with the query terms marked in its documents."""
     r, acc = rng.random(), 0.0
-    for fn, share in MIX:
-        acc += share
-        if r < acc:
-            return fn(rng, worlds, kmax, mmax)
-    return MIX[-1][0](rng, worlds, kmax, mmax)
+    fn = next((fn for fn, share in MIX if r < (acc := acc + share)), MIX[-1][0])
+    prompt, target = fn(rng, worlds, kmax, mmax)
+    return (prompts.mark_query_terms(prompt) if mark else prompt), target
 
 
-def build_tokenizer():
+def build_tokenizer(mark: bool = False):
+    """The word tokenizer; `mark` appends the query-term mark after the names (the other ids stay the same,
+    so a reader without it can be warm-started)."""
     from toolkit.core.tokenizers import SPECIALS, word_tokenizer
 
-    return word_tokenizer(list(SPECIALS) + [w for w in world.vocabulary() if w not in SPECIALS])
+    words = list(SPECIALS) + [w for w in world.vocabulary() if w not in SPECIALS]
+    return word_tokenizer(words + ([prompts.MARK] if mark else []))
+
+
+def load_grown(model, src: Path) -> None:
+    """`model` from the weights at `src`, whose vocabulary may lack the last rows of `model`'s (the mark):
+    those rows start at the mean embedding."""
+    import torch
+    from transformers import LlamaForCausalLM
+
+    state = LlamaForCausalLM.from_pretrained(src).state_dict()
+    for name in ("model.embed_tokens.weight", "lm_head.weight"):
+        if name in state and state[name].shape[0] < model.config.vocab_size:
+            old = state[name]
+            extra = old.mean(0, keepdim=True).expand(model.config.vocab_size - old.shape[0], -1)
+            state[name] = torch.cat([old, extra])
+    model.load_state_dict(state)
 
 
 def encode(vocab: dict[str, int], prompt: str, target: str) -> tuple[list[int], list[bool]]:
@@ -329,9 +352,9 @@ def model_config(vocab_size: int, tok, layers: int = 4, hidden: int = 128, heads
                        pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
 
 
-def teacher_forced(model, tok, rng, worlds, n: int = 16, kmax: int = 8, mmax: int = 1) -> float:
+def teacher_forced(model, tok, rng, worlds, n: int = 16, kmax: int = 8, mmax: int = 1, mark: bool = False) -> float:
     """Share of fresh training-mix examples whose every supervised word (chain so far included) is predicted."""
-    return line_exact(model, tok, [example(rng, worlds, kmax, mmax) for _ in range(n)], target_only=False)
+    return line_exact(model, tok, [example(rng, worlds, kmax, mmax, mark) for _ in range(n)], target_only=False)
 
 
 def line_exact(model, tok, pairs: list[tuple[str, str]], target_only: bool = True) -> float:
@@ -351,12 +374,12 @@ def line_exact(model, tok, pairs: list[tuple[str, str]], target_only: bool = Tru
     return round(float(ok.float().mean()), 3)
 
 
-def validation_sets(n: int = 32) -> dict[str, list[tuple[str, str]]]:
+def validation_sets(n: int = 32, mark: bool = False) -> dict[str, list[tuple[str, str]]]:
     """Fixed held-out checks on world VALIDATION_SEED: 1-hop answers with the gold document at a random place
     among 8 BM25 distractors (`one_hop_k9`: only reading the asked entity's document scores), the same
     questions with BM25's own order (`one_hop_k9_ranked`, what `reason rag run -k 9` shows the reader: the
     gold document ranks first, nearest the question), and IterDRAG next lines on gold chains (k=4) with the
-    controller's documents."""
+    controller's documents. `mark`: the same prompts with the query terms marked."""
     rng = random.Random(VALIDATION_SEED)
     vw = TrainingWorlds([VALIDATION_SEED])
     w, docs_all, _, _ = vw.get(VALIDATION_SEED)
@@ -371,7 +394,10 @@ def validation_sets(n: int = 32) -> dict[str, list[tuple[str, str]]]:
         one_hop.append((prompts.build_prompt("rag", q.question, docs, []), target))
         ranked.append((prompts.build_prompt("rag", q.question, top, []), target))
     chain = [chain_step(rng, vw, 4, 0, mix=False) for _ in range(n)]
-    return {"one_hop_k9": one_hop, "one_hop_k9_ranked": ranked, "chain_step_k4": chain}
+    sets = {"one_hop_k9": one_hop, "one_hop_k9_ranked": ranked, "chain_step_k4": chain}
+    if mark:
+        sets = {name: [(prompts.mark_query_terms(p), t) for p, t in pairs] for name, pairs in sets.items()}
+    return sets
 
 
 def shortcut_baselines(pairs: list[tuple[str, str]]) -> dict[str, float]:
@@ -420,7 +446,7 @@ def stage_at(frac: float, curriculum: str) -> tuple[str, int, int]:
 def train(out: str | Path, *, steps: int = 3000, minutes: float | None = None, seed: int = 0, lr: float = 3e-3,
           batch: int = 16, log_every: int = 40, progress_file: str | None = None,
           chunk_minutes: float | None = None, chunk_steps: int | None = None, resume: bool = False,
-          init_from: str | Path | None = None, curriculum: str | None = None) -> dict:
+          init_from: str | Path | None = None, curriculum: str | None = None, mark: bool = False) -> dict:
     """Train for `steps` optimizer steps; save model, tokenizer and training_log.json to `out`.
 
     The stage and learning rate follow the share of `steps` done, so a chunk on a busy machine does the same
@@ -428,7 +454,8 @@ def train(out: str | Path, *, steps: int = 3000, minutes: float | None = None, s
     In chunks: `chunk_minutes` / `chunk_steps` stop this run early and leave `out/checkpoint.pt` (optimizer,
     step, training time so far, random states); `resume` continues from it on the same schedule. The
     checkpoint is removed once all `steps` are done. `init_from`: start from another reader's weights (its
-    vocabulary and shape must match), with the `warm` curriculum unless another is named."""
+    vocabulary and shape must match), with the `warm` curriculum unless another is named. `mark`: query terms
+    marked in every prompt's documents (`prompts.mark_query_terms`), the mark added to the vocabulary."""
     import torch
     from transformers import LlamaForCausalLM
 
@@ -440,7 +467,10 @@ def train(out: str | Path, *, steps: int = 3000, minutes: float | None = None, s
         raise InputError(f"--curriculum {curriculum}: expected one of {', '.join(CURRICULA)}")
     seed_everything(seed)
     rng = random.Random(seed)
-    tok = build_tokenizer()
+    out = Path(out)
+    if resume:  # the run's own setting, whatever this call says
+        mark = load_checkpoint(out / CHECKPOINT, steps).get("mark", False)
+    tok = build_tokenizer(mark)
     config = model_config(len(tok), tok)
     config._attn_implementation = "sdpa"
     model = LlamaForCausalLM(config)
@@ -448,12 +478,11 @@ def train(out: str | Path, *, steps: int = 3000, minutes: float | None = None, s
         src = Path(init_from)
         if not (src / "model.safetensors").exists():
             raise InputError(f"--init-from {src}: no model.safetensors there")
-        model.load_state_dict(LlamaForCausalLM.from_pretrained(src).state_dict())
+        load_grown(model, src)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     worlds = TrainingWorlds()
-    held_out = validation_sets()
+    held_out = validation_sets(mark=mark)
     cap = minutes * 60.0 if minutes else math.inf
-    out = Path(out)
     t0, step, log, pool = time.time(), 0, [], []
     if resume:
         state = load_checkpoint(out / CHECKPOINT, steps)
@@ -483,7 +512,7 @@ def train(out: str | Path, *, steps: int = 3000, minutes: float | None = None, s
         else:
             if not pool or pool[-1][0] != stage:
                 sized = [(len(render(p).split()) + len(t.split()) + 1, p, t)
-                         for p, t in (example(rng, worlds, kmax, mmax) for _ in range(POOL * batch))]
+                         for p, t in (example(rng, worlds, kmax, mmax, mark) for _ in range(POOL * batch))]
                 kept = [(p, t) for n, p, t in sorted(sized, key=lambda x: x[0]) if n <= MAX_TRAIN_TOKENS]
                 pool = [(stage, kept[i: i + batch]) for i in range(0, len(kept), batch)]
                 rng.shuffle(pool)
@@ -496,7 +525,7 @@ def train(out: str | Path, *, steps: int = 3000, minutes: float | None = None, s
         step += 1
         if step % log_every == 0:
             model.eval()
-            acc = teacher_forced(model, tok, random.Random(step), worlds)
+            acc = teacher_forced(model, tok, random.Random(step), worlds, mark=mark)
             val = {name: line_exact(model, tok, pairs) for name, pairs in held_out.items()}
             model.train()
             entry = {"step": step, "stage": stage, "loss": round(float(answer_loss.detach()), 4),
@@ -514,14 +543,14 @@ def train(out: str | Path, *, steps: int = 3000, minutes: float | None = None, s
         (out / CHECKPOINT).unlink(missing_ok=True)
     else:
         torch.save({"opt": opt.state_dict(), "step": step, "log": log, "steps_budget": steps,
-                    "curriculum": curriculum, "init_from": str(init_from) if init_from else None,
+                    "curriculum": curriculum, "init_from": str(init_from) if init_from else None, "mark": mark,
                     "elapsed": time.time() - t0, "cpu": time.process_time() - cpu0,
                     "rng": rng.getstate(), "torch_rng": torch.get_rng_state()}, out / CHECKPOINT)
     model.save_pretrained(out)
     tok.save_pretrained(out)
     summary = {"steps_budget": steps, "steps": step, "minutes_cap": minutes, "seed": seed, "lr": lr,
                "batch": batch, "lm_weight": LM_WEIGHT, "complete": done, "hop_weights": HOP_WEIGHTS,
-               "curriculum": curriculum, "init_from": str(init_from) if init_from else None,
+               "curriculum": curriculum, "init_from": str(init_from) if init_from else None, "mark": mark,
                "train_seconds": round(time.time() - t0, 1), "cpu_seconds": round(time.process_time() - cpu0, 1),
                "train_seeds": [TRAIN_SEEDS.start, TRAIN_SEEDS.stop - 1],
                "shortcut_baselines": {name: shortcut_baselines(held_out[name])
