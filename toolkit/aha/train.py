@@ -29,7 +29,7 @@ from toolkit.aha.hindsight import hindsight
 from toolkit.aha.pairs import colour_labels, pair_margin_loss, paired_batches, twin_pairs, verdict_margins
 from toolkit.aha.prompt import YES
 from toolkit.aha.samples import Sample, load_samples, split_by_episode
-from toolkit.aha.scenes import scene_of, write_scenes
+from toolkit.aha.scenes import read_scenes, scene_of, write_scenes
 from toolkit.aha.vision_aux import CHANCE, IGNORE, SubtaskWords, VisionProbe, stuck_at_chance
 from toolkit.aha.vlm import VLM, fit_sample, load_image, load_vlm
 from toolkit.core import console
@@ -310,8 +310,10 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
         _save_final(accelerator.unwrap_model(model), vlm, cfg, out)
         if geometry is not None:
             write_geometry(out, geometry)
-        write_scenes(out, *(filter(None, (scene_of(s.task, s.seed, s.episode_id) for s in part))
-                            for part in (train_s, val_s)))
+        train_scenes, val_scenes = ({x for x in (scene_of(s.task, s.seed, s.episode_id) for s in part) if x}
+                                    for part in (train_s, val_s))
+        # a fine-tuned model has seen its base model's scenes too
+        write_scenes(out, train_scenes | (read_scenes(cfg.model) or set()), val_scenes)
         (out / "train_summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return summary
 
