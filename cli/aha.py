@@ -135,6 +135,12 @@ def train(
     object_aux_words: Annotated[bool, typer.Option(help="The --object-aux head reads the colour as the best match "
                                                    "of the image tokens with the LM's colour-word embeddings.")]
     = False,
+    bind_aux: Annotated[float, typer.Option(min=0.0, help="Weight of a training-only head that says, at the colour "
+                                            "word of the object a --hindsight pair names, whether the robot "
+                                            "handled that object (read from the language model's hidden state).")]
+    = 0.0,
+    bind_layer: Annotated[int, typer.Option(help="The --bind-aux head reads the hidden state after this many "
+                                            "decoder layers.")] = 1,
     device: DeviceOpt = "auto",
     seed: SeedOpt = None,
     resume: ResumeOpt = False,
@@ -160,7 +166,8 @@ def train(
                       vision_aux_subtask=vision_aux_subtask, hindsight=hindsight, vision_warmup=vision_warmup,
                       resize_aug=resize_aug, vision_lr_scale=vision_lr_scale,
                       pair_margin=pair_margin, object_aux=object_aux,
-                      object_aux_words=object_aux_words, device=device)
+                      object_aux_words=object_aux_words, bind_aux=bind_aux, bind_layer=bind_layer,
+                      device=device)
     writer = RecordWriter(None)
     summary = run_train(cfg, resume=resume, writer=writer)
     summary.pop("config")

@@ -53,8 +53,8 @@ def test_resume_after_interruption_matches_an_uninterrupted_run(tiny_vlm, synth_
     straight = train(TrainConfig(out=str(tmp_path / "a"), **common))
     real_save = train_mod._save_checkpoint
 
-    def save_then_stop(ckpt, model, optimizer, step, history, cfg, probe=None):
-        real_save(ckpt, model, optimizer, step, history, cfg, probe)
+    def save_then_stop(ckpt, model, optimizer, step, history, cfg, probe=None, binder=None):
+        real_save(ckpt, model, optimizer, step, history, cfg, probe, binder)
         if step == 2:
             raise KeyboardInterrupt
 
@@ -209,7 +209,7 @@ def test_image_path_rate_and_warmup_let_the_probe_leave_chance(tmp_path):
 def test_training_records_its_geometry_and_scenes_and_augments_resolution(tmp_path, monkeypatch, capsys):
     from toolkit.aha import train as train_mod
     from toolkit.aha.geometry import Geometry, read_geometry
-    from toolkit.aha.scenes import SCENES_FILE, read_scenes
+    from toolkit.aha.scenes import SCENES_FILE, read_scenes, write_scenes
     from toolkit.aha.tiny import TinySpec, build_tiny_vlm
 
     data = EXAMPLES.parent.parent / "examples-128" / "samples.jsonl"  # FailGen grids of 128-px views
@@ -225,6 +225,7 @@ def test_training_records_its_geometry_and_scenes_and_augments_resolution(tmp_pa
         return real(vlm, sample, rng)
 
     monkeypatch.setattr(train_mod, "augmented_pixels", spy)
+    write_scenes(tmp_path / "tiny", [("stack", 7)], [])  # a base model's own training scene
     train(TrainConfig(data=str(data), model=str(tmp_path / "tiny"), out=str(tmp_path / "m"), full=True, epochs=1,
                       lr=1e-3, batch_size=4, warmup=1, max_steps=2, val_frac=0.25, resize_aug=1.0, device="cpu"))
     assert len(calls) == 8  # every grid of the two batches was redrawn at a random view size
@@ -232,5 +233,5 @@ def test_training_records_its_geometry_and_scenes_and_augments_resolution(tmp_pa
     # the grids' own size and row order (these examples predate the official order: front, overhead, wrist)
     assert read_geometry(tmp_path / "m") == Geometry(view_size=128, views=("front", "overhead", "wrist"))
     scenes = json.loads((tmp_path / "m" / SCENES_FILE).read_text())
-    assert read_scenes(tmp_path / "m") == {(s.task, 1000) for s in samples}
+    assert read_scenes(tmp_path / "m") == {(s.task, 1000) for s in samples} | {("stack", 7)}  # base's kept
     assert scenes["train"] and scenes["validation"]

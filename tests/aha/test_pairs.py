@@ -129,12 +129,17 @@ def test_training_batches_the_twins_and_logs_the_pair_and_colour_losses(tmp_path
                                                       text_hidden=32, text_layers=1), seed=0)
     common = dict(data=str(data), model=str(tmp_path / "tiny"), full=True, epochs=1, lr=1e-3, batch_size=4,
                   warmup=1, max_steps=3, val_frac=0.0, verdict_weight=5, device="cpu")
-    with pytest.raises(InputError, match="--pair-margin needs --hindsight"):
-        train(TrainConfig(out=str(tmp_path / "x"), pair_margin=1.0, **common))
-    summary = train(TrainConfig(out=str(tmp_path / "m"), hindsight=True, pair_margin=1.0, object_aux=1.0, **common))
+    for option in ({"pair_margin": 1.0}, {"bind_aux": 1.0}):
+        with pytest.raises(InputError, match="--bind-aux need --hindsight"):
+            train(TrainConfig(out=str(tmp_path / "x"), **option, **common))
+    with pytest.raises(InputError, match="--bind-layer must be within 1-1"):
+        train(TrainConfig(out=str(tmp_path / "x"), hindsight=True, bind_aux=1.0, bind_layer=2, **common))
+    summary = train(TrainConfig(out=str(tmp_path / "m"), hindsight=True, pair_margin=1.0, object_aux=1.0,
+                                bind_aux=1.0, **common))
     assert summary["twin_pairs"] == 8 and summary["relabelled_samples"] == 8
     log = [json.loads(line) for line in (tmp_path / "m" / "train_log.jsonl").read_text().splitlines()]
-    assert all(r["pair_loss"] > 0 and r["colour_loss"] > 0 for r in log)
+    assert all(r["pair_loss"] > 0 and r["colour_loss"] > 0 and r["bind_loss"] > 0 for r in log)
+    assert not any("probe_loss" in r for r in log)  # no --vision-aux: the untrained Yes/No head is not logged
     assert not any("colour" in k for k in json.loads((tmp_path / "m" / "config.json").read_text()))
 
 

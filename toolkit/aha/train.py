@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolkit.aha.binding import BindingHead, binding_targets, word_position
 from toolkit.aha.geometry import (
     Geometry,
     GridNormalizer,
@@ -28,7 +29,7 @@ from toolkit.aha.hindsight import hindsight
 from toolkit.aha.pairs import colour_labels, pair_margin_loss, paired_batches, twin_pairs, verdict_margins
 from toolkit.aha.prompt import YES
 from toolkit.aha.samples import Sample, load_samples, split_by_episode
-from toolkit.aha.scenes import scene_of, write_scenes
+from toolkit.aha.scenes import read_scenes, scene_of, write_scenes
 from toolkit.aha.vision_aux import CHANCE, IGNORE, SubtaskWords, VisionProbe, stuck_at_chance
 from toolkit.aha.vlm import VLM, fit_sample, load_image, load_vlm
 from toolkit.core import console
@@ -83,6 +84,8 @@ class TrainConfig:
     pair_margin: float = 0.0  # weight of the pairwise margin loss on hindsight twins batched together (pairs.py)
     object_aux: float = 0.0  # weight of the head that says the handled object's colour from the image (pairs.py)
     object_aux_words: bool = False  # that head matches the image tokens with the LM's colour-word embeddings
+    bind_aux: float = 0.0  # weight of the head that says, at the named colour word, whether that object was handled
+    bind_layer: int = 1  # the binding head reads the hidden state after this many decoder layers (binding.py)
     device: str = "auto"
 
 
@@ -130,8 +133,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
         raise InputError(f"{out}: already holds a training run; pass --resume to continue it or pick another --out")
     if cfg.vision_aux_subtask and cfg.vision_aux <= 0:  # before the (slow) encoding of the data
         raise InputError("--vision-aux-subtask needs --vision-aux > 0 (it conditions that probe on the sub-task)")
-    if cfg.pair_margin > 0 and not cfg.hindsight:
-        raise InputError("--pair-margin needs --hindsight (the pairs are the relabelled twins)")
+    if (cfg.pair_margin > 0 or cfg.bind_aux > 0) and not cfg.hindsight:
+        raise InputError("--pair-margin and --bind-aux need --hindsight (the pairs are the relabelled twins)")
     if cfg.vision_lr_scale <= 0:
         raise InputError(f"--vision-lr-scale must be > 0 (got {cfg.vision_lr_scale})")
     seed_everything(cfg.seed)
@@ -170,12 +173,14 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
     colour_ids = _colour_word_ids(vlm) if colours and cfg.object_aux_words else None
     probe = (VisionProbe(model, vlm.device, words, colours=len(PALETTE) if colours else 0, colour_ids=colour_ids)
              if cfg.vision_aux > 0 or colours else None)
-    pairs = twin_pairs(train_s) if cfg.pair_margin > 0 else []
+    pairs = twin_pairs(train_s) if cfg.pair_margin > 0 or cfg.bind_aux > 0 else []
     partner = {i: j for a, b in pairs for i, j in ((a, b), (b, a))}
     yes_id, no_id = _verdict_ids(train_items, train_s) if pairs else (0, 0)
     if pairs:
         console.info(f"{len(pairs)} same-image pairs batched together (--pair-margin {cfg.pair_margin})")
-    optimizer = torch.optim.AdamW(_param_groups(language, params, probe, cfg.vision_lr_scale), lr=cfg.lr,
+    binder, bind_at = _binding(vlm, model, cfg, train_s, train_items, pairs)
+    extra = binder.parameters() if binder else []
+    optimizer = torch.optim.AdamW(_param_groups(language + extra, params, probe, cfg.vision_lr_scale), lr=cfg.lr,
                                   weight_decay=0.0)
     accelerator = Accelerator(cpu=vlm.device == "cpu")
     model, optimizer = accelerator.prepare(model, optimizer)
@@ -185,11 +190,13 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
 
     lr_at = warmup_cosine(cfg.lr, cfg.warmup, scheduled)
 
-    step, history, probe_history, pair_history, colour_history = 0, [], [], [], []
+    step, history, probe_history, pair_history, colour_history, bind_history = 0, [], [], [], [], []
     if resume and (ckpt / "state.pt").exists():
         state = load_checkpoint(ckpt, accelerator.unwrap_model(model), optimizer, _comparable(cfg))
         if probe is not None:
             probe.load_state_dict(state["probe"])
+        if binder is not None:
+            binder.load_state_dict(state["binder"])
         step, history = int(state["step"]), list(state["history"])
         console.info(f"resuming at step {step}/{total}")
     log = RecordWriter(out / "train_log.jsonl", append=resume)
@@ -215,7 +222,9 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
             if probe is not None:
                 probe.isolate = warming
             if pairs:
-                logits = forward(model, {k: v for k, v in batch.items() if k != "labels"}).logits
+                out_fw = forward(model, {**{k: v for k, v in batch.items() if k != "labels"},
+                                         "output_hidden_states": binder is not None})
+                logits = out_fw.logits
                 loss = answer_loss_of(logits, batch["labels"], cfg.verdict_weight)
                 pos = {i: r for r, i in enumerate(shard)}
                 in_batch = [(r, pos[partner[i]]) for r, i in enumerate(shard)
@@ -225,12 +234,21 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                 if in_batch:
                     pair_history.append(float(pair_loss.detach()))
                 loss = loss + cfg.pair_margin * pair_loss
+                if binder is not None:
+                    rows = [r for r, i in enumerate(shard) if i in bind_at]
+                    bind_loss = binder.loss(out_fw.hidden_states, rows, [bind_at[shard[r]][0] for r in rows],
+                                            [bind_at[shard[r]][1] for r in rows])
+                    if rows:
+                        bind_history.append(float(bind_loss.detach()))
+                    loss = loss + cfg.bind_aux * bind_loss
             else:
                 loss = answer_loss(model, batch, cfg.verdict_weight)
             if probe is not None:
                 verdicts = torch.tensor([train_verdicts[i] for i in shard], device=accelerator.device)
                 probe_loss = probe.loss(verdicts, [train_s[i].subtask for i in shard])
-                if bool((verdicts != IGNORE).any()):  # a batch of relabelled samples only scores nothing
+                # a batch of relabelled samples only scores nothing; without --vision-aux (a probe kept for the
+                # colour head) the Yes/No head is untrained and its loss no signal
+                if cfg.vision_aux > 0 and bool((verdicts != IGNORE).any()):
                     probe_history.append(float(probe_loss.detach()))
                 loss = loss + cfg.vision_aux * probe_loss
                 if colours:
@@ -258,6 +276,8 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                 record["pair_loss"] = round(tail_mean(pair_history, 10), 5)
             if colour_history:
                 record["colour_loss"] = round(tail_mean(colour_history, 10), 5)
+            if bind_history:
+                record["bind_loss"] = round(tail_mean(bind_history, 10), 5)
             if end_of_epoch:
                 record["val_loss"] = evaluate_loss(model, val_items, pad_id, cfg.batch_size, accelerator.device)
             if step % 10 == 0 or end_of_epoch:
@@ -265,7 +285,7 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
                 if writer is not None and end_of_epoch:
                     writer.write(make_record("aha.train_log", **record))
             if accelerator.is_main_process and (step % cfg.save_every == 0 or end_of_epoch):
-                _save_checkpoint(ckpt, accelerator.unwrap_model(model), optimizer, step, history, cfg, probe)
+                _save_checkpoint(ckpt, accelerator.unwrap_model(model), optimizer, step, history, cfg, probe, binder)
     log.close()
     probe_end = None
     if probe is not None:
@@ -290,8 +310,10 @@ def train(cfg: TrainConfig, resume: bool = False, writer: RecordWriter | None = 
         _save_final(accelerator.unwrap_model(model), vlm, cfg, out)
         if geometry is not None:
             write_geometry(out, geometry)
-        write_scenes(out, *(filter(None, (scene_of(s.task, s.seed, s.episode_id) for s in part))
-                            for part in (train_s, val_s)))
+        train_scenes, val_scenes = ({x for x in (scene_of(s.task, s.seed, s.episode_id) for s in part) if x}
+                                    for part in (train_s, val_s))
+        # a fine-tuned model has seen its base model's scenes too
+        write_scenes(out, train_scenes | (read_scenes(cfg.model) or set()), val_scenes)
         (out / "train_summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return summary
 
@@ -305,7 +327,28 @@ def _param_groups(language: list, params: list, probe: VisionProbe | None, image
     return [g for g in groups if g["params"]]
 
 
-def _colour_word_ids(vlm: VLM):
+def _binding(vlm: VLM, model, cfg: TrainConfig, samples: list[Sample], items: list[dict[str, Any]],
+             pairs: list[tuple[int, int]]) -> tuple[BindingHead | None, dict[int, tuple[int, int]]]:
+    """The binding head (binding.py) and, per training sample it scores, (colour word's position, match)."""
+    if cfg.bind_aux <= 0:
+        return None, {}
+    layers = model.config.text_config.num_hidden_layers
+    if not 1 <= cfg.bind_layer <= layers:
+        raise InputError(f"--bind-layer must be within 1-{layers} (the language model's decoder layers), "
+                         f"got {cfg.bind_layer}")
+    ids = dict(zip(PALETTE, (int(i) for i in _colour_word_ids(vlm, "--bind-aux")), strict=True))
+    at = {}
+    for i, (word, match) in binding_targets(samples, pairs).items():
+        pos = word_position(items[i], ids[word])
+        if pos >= 0:
+            at[i] = (pos, match)
+    if not at:
+        raise InputError("--bind-aux: no twin pair names its objects by one colour word each; train without it")
+    console.info(f"binding head on {len(at)} paired samples (hidden state after decoder layer {cfg.bind_layer})")
+    return BindingHead(model.config.text_config.hidden_size, cfg.bind_layer, vlm.device), at
+
+
+def _colour_word_ids(vlm: VLM, option: str = "--object-aux-words"):
     """The LM's token id of each PALETTE word (a one-token word, as in the tiny word tokenizer)."""
     import torch
 
@@ -313,7 +356,7 @@ def _colour_word_ids(vlm: VLM):
     for colour in PALETTE:
         tokens = vlm.tokenizer(colour, add_special_tokens=False)["input_ids"]
         if len(tokens) != 1:
-            raise InputError(f"--object-aux-words: the tokenizer splits the colour word '{colour}' into "
+            raise InputError(f"{option}: the tokenizer splits the colour word '{colour}' into "
                              f"{len(tokens)} tokens; train without it")
         ids.append(tokens[0])
     return torch.tensor(ids)
@@ -348,9 +391,9 @@ def _comparable(cfg: TrainConfig) -> dict[str, Any]:
 
 
 def _save_checkpoint(ckpt: Path, model, optimizer, step: int, history: list[float], cfg: TrainConfig,
-                     probe: VisionProbe | None = None) -> None:
+                     probe: VisionProbe | None = None, binder: BindingHead | None = None) -> None:
     save_checkpoint(ckpt, model, optimizer, step, history, _comparable(cfg),
-                    probe=probe.state_dict() if probe else None)
+                    probe=probe.state_dict() if probe else None, binder=binder.state_dict() if binder else None)
 
 
 def _save_final(model, vlm: VLM, cfg: TrainConfig, out: Path) -> None:
