@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from toolkit.core.errors import InputError
 from toolkit.core.llm.base import Completion
 from toolkit.core.llm.function import FunctionBackend
 from toolkit.rag import index as ix
@@ -138,3 +141,6 @@ def test_a_reader_trained_on_marked_prompts_gets_them_marked_and_others_do_not(t
     assert reads_marked(reader) and reads_marked(SimpleNamespace(inner=reader))  # a recording wrapper
     (tmp_path / "training_log.json").write_text(json.dumps({"mark": False}))
     assert not reads_marked(reader) and not reads_marked(llm) and not reads_marked(None)
+    (tmp_path / "training_log.json").write_text('{"mark": tru')
+    with pytest.raises(InputError, match="training_log.json: not a reader's training log"):
+        reads_marked(reader)

@@ -19,6 +19,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolkit.core.errors import InputError
 from toolkit.rag import prompts
 
 METHODS = ("zs", "ms", "rag", "drag", "iterdrag")
@@ -79,8 +80,6 @@ class Runner:
         if cfg.m == 0:
             return []
         if len(self.demo_pool) < cfg.m:
-            from toolkit.core.errors import InputError
-
             raise InputError(f"-m {cfg.m}: only {len(self.demo_pool)} demonstration(s) available (--demos)")
         pool = [d for d in self.demo_pool if d["question"] != q["question"]]
         rng = random.Random(f"{self.seed}:{q['id']}")
@@ -233,7 +232,13 @@ def reads_marked(llm) -> bool:
     if not str(getattr(llm, "name", "")).startswith("hf:"):
         return False
     log = Path(str(llm.path)) / "training_log.json"
-    return log.is_file() and bool(json.loads(log.read_text(encoding="utf-8")).get("mark", False))
+    if not log.is_file():
+        return False
+    try:
+        return bool(json.loads(log.read_text(encoding="utf-8")).get("mark", False))
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as e:
+        raise InputError(f"{log}: not a reader's training log ({e.__class__.__name__}); it says whether the reader "
+                         "reads marked prompts") from None
 
 
 def merge(docs: list[dict], new: list[dict]) -> list[dict]:
