@@ -182,3 +182,14 @@ def test_colour_head_on_word_embeddings_pulls_image_tokens_towards_the_colour_wo
     tokens = model(feats)[:, 1]
     match = tokens @ model.embed.weight[ids].T
     assert float(loss.detach()) < 0.6 and bool((match.argmax(dim=1) == colours).all())  # chance: ln 3 = 1.10
+
+
+def test_both_ways_summary_counts_a_detector_that_reads_the_word_apart_from_one_that_does_not():
+    from toolkit.aha.pairs import both_ways_summary
+
+    reads = [{"margin_named": -2.0, "margin_handled": 3.0}, {"margin_named": -1.0, "margin_handled": 0.5}]
+    blind = [{"margin_named": 1.0, "margin_handled": 1.0}, {"margin_named": -0.5, "margin_handled": -0.5}]
+    r, b = both_ways_summary(reads), both_ways_summary(blind)
+    assert r["right_both_ways"] == r["verdict_differs"] == 2 and r["mean_diff"] == 3.25
+    assert b["right_both_ways"] == b["verdict_differs"] == b["handled_larger"] == 0 and b["mean_abs_diff"] == 0.0
+    assert both_ways_summary([])["grids"] == 0

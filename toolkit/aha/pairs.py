@@ -143,3 +143,16 @@ def both_ways(vlm, samples: list[Sample]) -> list[dict]:
             out.append({"sample_id": s.sample_id, "task": s.task, "margin_named": round(m[0], 4),
                         "margin_handled": round(m[1], 4)})
     return out
+
+
+def both_ways_summary(rows: list[dict]) -> dict:
+    """Counts over `both_ways` rows: grids whose verdict differs by the object asked, right both ways ("No" for
+    the named object, "Yes" for the handled one), the handled side's margin larger; mean margin difference."""
+    d = [r["margin_handled"] - r["margin_named"] for r in rows]
+    n = max(len(d), 1)
+    return {"grids": len(rows),
+            "verdict_differs": sum((r["margin_named"] > 0) != (r["margin_handled"] > 0) for r in rows),
+            "right_both_ways": sum(r["margin_named"] < 0 < r["margin_handled"] for r in rows),
+            "handled_larger": sum(x > 0 for x in d), "named_no": sum(r["margin_named"] < 0 for r in rows),
+            "handled_yes": sum(r["margin_handled"] > 0 for r in rows),
+            "mean_diff": round(sum(d) / n, 4), "mean_abs_diff": round(sum(map(abs, d)) / n, 4)}
