@@ -339,8 +339,10 @@ def evaluate(
 
 @app.command("train-selector")
 def train_selector(
-    predictions: Annotated[Path, typer.Argument(help="sql.prediction JSONL from `run` on a training split.")],
-    data: Annotated[Path, typer.Option("--data", help="Dataset directory with gold SQL for those predictions.")],
+    predictions: Annotated[list[Path], typer.Argument(help="sql.prediction JSONL from `run` on a training split; "
+                                                           "several files: one --data each, in the same order.")],
+    data: Annotated[list[Path], typer.Option("--data", help="Dataset directory with gold SQL for those predictions "
+                                                            "(repeat it once per predictions file).")],
     model: Annotated[Path, typer.Option("--model", help="Local causal LM directory (config.json + weights).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the LoRA adapter or the classifier.")],
     split: Annotated[str, typer.Option("--split", help="Split of the predictions.")] = "train",
@@ -368,14 +370,22 @@ def train_selector(
     """
     from toolkit.chase_sql.data import load_dataset
     from toolkit.chase_sql.selector_train import TrainConfig, build_pairs, train_lora_selector
+    from toolkit.core.errors import InputError
     from toolkit.core.extras import require
     from toolkit.core.records import load_records, make_record
 
     require("sql")
     require("ml", "torch", "transformers", *(() if classifier else ("peft",)))
-    ds = load_dataset(data, split)
-    pairs = build_pairs(load_records(predictions, types=["sql.prediction"]), ds, seed=seed_or_global(seed),
-                        max_per_question=per_question, unit=pair_unit)
+    if len(data) != len(predictions):
+        raise InputError(f"train-selector: {len(predictions)} predictions file(s) but {len(data)} --data "
+                         "director(y/ies); give one --data per predictions file, in the same order")
+    pairs = []
+    for k, (pred_path, root) in enumerate(zip(predictions, data, strict=True)):
+        found = build_pairs(load_records(pred_path, types=["sql.prediction"]), load_dataset(root, split),
+                            seed=seed_or_global(seed), max_per_question=per_question, unit=pair_unit)
+        for p in found:  # question ids repeat across worlds; the held-out split is by question
+            p["qid"] = f"{k}:{p['qid']}" if len(predictions) > 1 else p["qid"]
+        pairs += found
     if max_pairs is not None:
         pairs = pairs[:max_pairs]
     if classifier:

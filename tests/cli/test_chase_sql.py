@@ -97,6 +97,10 @@ def test_bad_inputs(reason, tmp_path):
     assert r.returncode == 2 and "no such database file" in r.stderr
     r = reason("chase-sql", "run", "--data", str(DEMO), "--llm", STANDIN, "--generators", "dc,xx")
     assert r.returncode == 2 and "--generators" in r.stderr
+    two = [str(ASSETS / "predictions-dev.jsonl")] * 2  # two predictions files need two --data directories
+    r = reason("chase-sql", "train-selector", *two, "--data", str(DEMO), "--model", str(tmp_path), "--out",
+               str(tmp_path / "sel"), "--classifier")
+    assert r.returncode == 2 and "2 predictions file(s) but 1 --data" in r.stderr, r.stderr
 
 
 def test_help_has_examples(reason):
