@@ -574,6 +574,30 @@ def pairs(
             writer.write(make_record("sql.pair", qid=p["qid"], label=p["label"], text=p["text"]))
 
 
+@app.command("score-pairs")
+def score_pairs_cmd(
+    pairs_file: Annotated[Path, typer.Argument(help="sql.pair JSONL written by `pairs` (each pair, then it swapped).")],
+    selector: Annotated[str, typer.Option("--selector", help="model:DIR (trained with train-selector --classifier).")],
+):
+    """A trained selector's accuracy on labelled pairs and its A/B-swap agreement (one sql.pair_score record).
+
+    Example: reason chase-sql score-pairs pairs.jsonl --selector model:assets/chase_sql/selector
+    """
+    from toolkit.chase_sql.learned.pairwise import ModelSelector, score_pairs
+    from toolkit.core.errors import InputError
+    from toolkit.core.records import load_records, make_record
+
+    if not selector.startswith("model:"):
+        raise InputError(f"--selector {selector}: score-pairs takes model:DIR")
+    found = load_records(pairs_file, types=["sql.pair"], required=("qid", "label", "text"))
+    if not found:
+        raise InputError(f"{pairs_file}: no sql.pair records")
+    report = score_pairs(ModelSelector(selector.removeprefix("model:")), found)
+    report.pop("probs")
+    with open_writer(None) as writer:
+        writer.write(make_record("sql.pair_score", pairs=str(pairs_file), selector=selector, **report))
+
+
 @app.command("greedy-ex")
 def greedy_ex_cmd(
     data: Annotated[Path, typer.Option("--data", help="Dataset directory (BIRD layout).")],

@@ -29,12 +29,21 @@ if [ "${1:-}" = "models" ]; then
   rm -rf assets/chase_sql/generator assets/chase_sql/selector
   $REASON --seed 0 chase-sql train-generator "$W/train" --out assets/chase_sql/generator --minutes 25 --seed 0 \
     --schema compact --copy-head
-  # Selector pools: the shipped generator's own candidates (63 a question, no fixer) on a fresh train-split world.
+  # Selector pools: the shipped generator's own candidates (every default but the fixer, off: schema constraint on)
+  # on three fresh train-split worlds (invented names; seed 64 varied names): 63 candidates a question on the first
+  # 36 questions of seed 62 and 15 of seed 64, 21 a question (the test pools' size) on 120 of seed 63.
   GEN="hf:assets/chase_sql/generator?batch_size=21"
-  $REASON chase-sql world --seed 61 --dbs 34 --split train --names random --questions-per-db 3 --out "$W/sel-train"
-  $REASON --quiet chase-sql run --data "$W/sel-train" --limit 100 --llm "$GEN" --selector self-consistency \
-    --per-generator 21 --fix-attempts 0 --seed 0 --cache-dir "$W/idx" -o "$W/sel-train.jsonl"
-  $REASON chase-sql train-selector "$W/sel-train.jsonl" --data "$W/sel-train" --split dev \
+  for s in 62 63; do
+    $REASON chase-sql world --seed $s --dbs 40 --split train --names random --questions-per-db 3 --out "$W/sel$s"
+  done
+  $REASON chase-sql world --seed 64 --dbs 40 --split train --names varied --questions-per-db 3 --out "$W/sel64"
+  for spec in 62:36:21 64:15:21 63:120:7; do
+    IFS=: read -r s n k <<<"$spec"
+    $REASON --quiet chase-sql run --data "$W/sel$s" --limit "$n" --llm "hf:assets/chase_sql/generator?batch_size=$k" \
+      --selector self-consistency --per-generator "$k" --fix-attempts 0 --seed 0 --cache-dir "$W/idx" -o "$W/sel$s.jsonl"
+  done
+  $REASON --seed 0 chase-sql train-selector "$W/sel62.jsonl" "$W/sel64.jsonl" "$W/sel63.jsonl" \
+    --data "$W/sel62" --data "$W/sel64" --data "$W/sel63" --split dev \
     --model assets/chase_sql/generator --classifier --minutes 10 --per-question 32 --pair-unit sql --batch-size 16 \
     --seed 0 --out assets/chase_sql/selector
   rm -f assets/chase_sql/selector/chat_template.jinja

@@ -56,20 +56,19 @@ def test_generator_greedy_ex_beats_a_trivial_query(world):
 # (the shorter query wins), and it agrees with itself under the swap more often than a coin (50%).
 
 
-def test_selector_beats_position_and_length_baselines_under_ab_swap():
-    from toolkit.chase_sql.learned.pairwise import ModelSelector
+@pytest.mark.parametrize("name", ["selector-test-pairs.jsonl", "selector-test-pairs-constrained.jsonl"])
+def test_selector_beats_position_and_length_baselines_under_ab_swap(name):
+    from toolkit.chase_sql.learned.pairwise import ModelSelector, score_pairs
 
-    pairs = [json.loads(line) for line in (ASSETS / "selector-test-pairs.jsonl").read_text().splitlines()]
+    pairs = [json.loads(line) for line in (ASSETS / name).read_text().splitlines()]
     assert len(pairs) >= 40 and all(p["qid"] for p in pairs)
-    probs = ModelSelector(SELECTOR).prob_a([p["text"] for p in pairs])
-    # the file holds each pair as (right, wrong) then (wrong, right)
-    twins = [(probs[i] >= 0.5, probs[i + 1] >= 0.5) for i in range(0, len(pairs), 2)]
-    agree = sum(a != b for a, b in twins) / len(twins)
-    accuracy = sum((p >= 0.5) == (x["label"] == "A") for p, x in zip(probs, pairs, strict=True)) / len(pairs)
-    always_a = sum(x["label"] == "A" for x in pairs) / len(pairs)
-    shorter = sum(("A" if len(_sql(x, "A")) <= len(_sql(x, "B")) else "B") == x["label"] for x in pairs) / len(pairs)
-    assert always_a == 0.5 and accuracy > max(always_a, shorter) + 0.05, (accuracy, always_a, shorter)
-    assert agree > 0.5, agree
+    got = score_pairs(ModelSelector(SELECTOR), pairs)
+    assert got["twins"] == len(pairs) // 2  # the file holds each pair as (right, wrong) then (wrong, right)
+    always_a = 100.0 * sum(x["label"] == "A" for x in pairs) / len(pairs)
+    shorter = 100.0 * sum(("A" if len(_sql(x, "A")) <= len(_sql(x, "B")) else "B") == x["label"]
+                          for x in pairs) / len(pairs)
+    assert always_a == 50.0 and got["accuracy"] > max(always_a, shorter) + 5, (got, always_a, shorter)
+    assert got["swap_agreement"] > 50.0, got
 
 
 def _sql(pair: dict, side: str) -> str:

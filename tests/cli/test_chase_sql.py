@@ -101,6 +101,8 @@ def test_bad_inputs(reason, tmp_path):
     r = reason("chase-sql", "train-selector", *two, "--data", str(DEMO), "--model", str(tmp_path), "--out",
                str(tmp_path / "sel"), "--classifier")
     assert r.returncode == 2 and "2 predictions file(s) but 1 --data" in r.stderr, r.stderr
+    r = reason("chase-sql", "score-pairs", str(ASSETS / "selector-test-pairs.jsonl"), "--selector", "lora:x")
+    assert r.returncode == 2 and "score-pairs takes model:DIR" in r.stderr
 
 
 def test_help_has_examples(reason):

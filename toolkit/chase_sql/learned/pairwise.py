@@ -89,3 +89,17 @@ class ModelSelector:
         if text not in self._cache:
             self._cache[text] = "A" if self.prob_a([text])[0] >= 0.5 else "B"
         return self._cache[text]
+
+
+def score_pairs(selector: ModelSelector, pairs: list[dict]) -> dict:
+    """Accuracy over labelled pairs and A/B-swap agreement over their twins (a pair, then the same two candidates
+    swapped: `pairs` writes them so); the swap agreement is the share of twins whose two verdicts pick one candidate."""
+    probs = selector.prob_a([p["text"] for p in pairs])
+    says_a = [p >= 0.5 for p in probs]
+    right = [a == (p["label"] == "A") for a, p in zip(says_a, pairs, strict=True)]
+    twins = [i for i in range(0, len(pairs) - 1, 2)
+             if pairs[i]["qid"] == pairs[i + 1]["qid"] and pairs[i]["label"] != pairs[i + 1]["label"]]
+    return {"n": len(pairs), "questions": len({p["qid"] for p in pairs}),
+            "accuracy": round(100.0 * sum(right) / max(1, len(right)), 2),
+            "swap_agreement": round(100.0 * sum(says_a[i] != says_a[i + 1] for i in twins) / max(1, len(twins)), 2),
+            "twins": len(twins), "probs": probs}
