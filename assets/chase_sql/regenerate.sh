@@ -47,10 +47,16 @@ if [ "${1:-}" = "models" ]; then
     --model assets/chase_sql/generator --classifier --minutes 10 --per-question 32 --pair-unit sql --batch-size 16 \
     --seed 0 --out assets/chase_sql/selector
   rm -f assets/chase_sql/selector/chat_template.jinja
-  # The generator's pools on the shipped test world (defaults: fixer on), the source of the test pairs and of the
-  # README's pool figures (`breakdown --pool ...`).
+  # The generator's pools on the shipped test world, the source of the test pairs and of the README's pool figures
+  # (`breakdown --pool ...`). selector-test-pairs.jsonl came from this run (fixer on) before the schema constraint
+  # was the default (add --no-schema-constraint to remake it); pools-test21.jsonl and
+  # selector-test-pairs-constrained.jsonl from the default path without the fixer (with it: about 73 s a question).
   $REASON --quiet chase-sql run --data assets/chase_sql/world-test --llm "$GEN" --selector self-consistency \
-    --per-generator 21 --seed 0 --cache-dir "$W/idx" -o "$W/test21.jsonl"
+    --per-generator 21 --seed 0 --cache-dir "$W/idx" --no-schema-constraint -o "$W/test21.jsonl"
   $REASON chase-sql pairs "$W/test21.jsonl" --data assets/chase_sql/world-test --per-question 16 \
     -o assets/chase_sql/selector-test-pairs.jsonl
+  $REASON --quiet chase-sql run --data assets/chase_sql/world-test --llm "$GEN" --selector self-consistency \
+    --per-generator 21 --fix-attempts 0 --seed 0 --cache-dir "$W/idx" -o assets/chase_sql/pools-test21.jsonl
+  $REASON chase-sql pairs assets/chase_sql/pools-test21.jsonl --data assets/chase_sql/world-test --per-question 16 \
+    -o assets/chase_sql/selector-test-pairs-constrained.jsonl
 fi
