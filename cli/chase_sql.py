@@ -343,7 +343,9 @@ def train_selector(
                                                            "several files: one --data each, in the same order.")],
     data: Annotated[list[Path], typer.Option("--data", help="Dataset directory with gold SQL for those predictions "
                                                             "(repeat it once per predictions file).")],
-    model: Annotated[Path, typer.Option("--model", help="Local causal LM directory (config.json + weights).")],
+    model: Annotated[Path, typer.Option("--model", help="Local causal LM directory (config.json + weights); with "
+                                                        "--classifier also a selector trained here, continued with "
+                                                        "its A/B head.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the LoRA adapter or the classifier.")],
     split: Annotated[str, typer.Option("--split", help="Split of the predictions.")] = "train",
     classifier: Annotated[bool, typer.Option(
@@ -362,6 +364,9 @@ def train_selector(
                                            "their first candidates; sql: any right vs wrong candidate of distinct "
                                            "SQL (more pairs from the same pools).")] = "cluster",
     device: Annotated[str, typer.Option("--device", help="auto, cpu or cuda[:N].")] = "auto",
+    swap_consistency: Annotated[float, typer.Option(
+        "--swap-consistency", min=0.0, help="With --classifier: weight of (P(A|a,b) + P(A|b,a) - 1)^2 in the loss, "
+                                            "both orders of a pair in one batch (0: off).")] = 0.0,
     seed: SeedOpt = None,
 ):
     """Train a binary A/B selector on pairs from training candidate pools clustered by result.
@@ -392,7 +397,8 @@ def train_selector(
         from toolkit.chase_sql.learned.train_pairwise import train_pairwise
 
         report = train_pairwise(pairs, model, out, minutes=minutes, lr=lr or 3e-4, batch=batch_size,
-                                max_length=min(max_length, 512), seed=seed_or_global(seed))
+                                max_length=min(max_length, 512), seed=seed_or_global(seed),
+                                swap_weight=swap_consistency)
     else:
         cfg = TrainConfig(epochs=epochs, lr=lr or 1e-3, rank=rank, batch_size=batch_size, max_length=max_length,
                           device=device, seed=seed_or_global(seed))

@@ -159,3 +159,36 @@ def test_copy_head_generator_is_served_by_hf_and_its_trunk_trains_a_selector(rea
     assert json.loads((tmp_path / "sel" / "config.json").read_text())["model_type"] == "llama"
     probs = ModelSelector(tmp_path / "sel").prob_a([json.loads(lines[0])["text"]])
     assert len(probs) == 1 and 0.0 <= probs[0] <= 1.0
+    # a selector continues with its own A/B head (a generator's trunk gets a new one), here with the swap term
+    from safetensors.torch import load_file
+    from transformers import AutoTokenizer
+
+    from toolkit.chase_sql.learned.train_pairwise import load_for_training
+
+    model, loaded = load_for_training(tmp_path / "sel", AutoTokenizer.from_pretrained(tmp_path / "sel"))
+    assert loaded and torch_equal(model.score.weight, load_file(tmp_path / "sel" / "model.safetensors")["score.weight"])
+    assert not load_for_training(out, AutoTokenizer.from_pretrained(out))[1]
+    more = train_pairwise([json.loads(x) for x in lines], tmp_path / "sel", tmp_path / "sel2", minutes=0.02, batch=4,
+                          max_length=128, swap_weight=1.0)
+    assert more["head_loaded"] is True and more["swap_weight"] == 1.0
+    assert json.loads((tmp_path / "sel" / "selector.json").read_text())["head_loaded"] is False
+
+
+def torch_equal(a, b) -> bool:
+    import torch
+
+    return bool(torch.equal(a.detach(), b))
+
+
+def test_swap_term_pairs_each_pair_with_its_swapped_twin_and_is_zero_when_the_orders_agree():
+    import torch
+
+    from toolkit.chase_sql.learned.train_pairwise import swap_penalty, twin_units
+
+    pairs = [{"qid": "1", "label": "A"}, {"qid": "1", "label": "B"}, {"qid": "2", "label": "A"},
+             {"qid": "3", "label": "B"}, {"qid": "3", "label": "A"}]
+    assert twin_units(pairs) == [[0, 1], [2], [3, 4]]
+    agree = torch.tensor([0.9, 0.1, 0.5, 0.3, 0.7])  # P(A) of a pair and of it swapped sum to 1: no penalty
+    assert float(swap_penalty(agree, [0, 3])) < 1e-9
+    position = torch.tensor([0.9, 0.9, 0.5, 0.2, 0.2])  # says A (or B) whatever the order: penalised
+    assert abs(float(swap_penalty(position, [0, 3])) - (0.8 ** 2 + 0.6 ** 2) / 2) < 1e-6
