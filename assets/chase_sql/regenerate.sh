@@ -45,6 +45,18 @@ if [ "${1:-}" = "models" ]; then
   $REASON --seed 0 chase-sql train-selector "$W/sel62.jsonl" "$W/sel64.jsonl" "$W/sel63.jsonl" \
     --data "$W/sel62" --data "$W/sel64" --data "$W/sel63" --split dev \
     --model assets/chase_sql/generator --classifier --minutes 10 --per-question 32 --pair-unit sql --batch-size 16 \
+    --seed 0 --out "$W/selector0"
+  # ... continued (its A/B head kept) on pools of three more fresh train-split worlds, 120 questions each, 21
+  # candidates a question: seeds 71 and 73 invented names, 72 varied names (about 50 minutes of sampling, one thread)
+  for spec in 71:random 72:varied 73:random; do
+    IFS=: read -r s names <<<"$spec"
+    $REASON chase-sql world --seed $s --dbs 40 --split train --names $names --questions-per-db 3 --out "$W/sel$s"
+    $REASON --quiet chase-sql run --data "$W/sel$s" --limit 120 --llm "hf:assets/chase_sql/generator?batch_size=7" \
+      --selector self-consistency --per-generator 7 --fix-attempts 0 --seed 0 --cache-dir "$W/idx" -o "$W/sel$s.jsonl"
+  done
+  $REASON --seed 0 chase-sql train-selector "$W/sel71.jsonl" "$W/sel72.jsonl" "$W/sel73.jsonl" \
+    --data "$W/sel71" --data "$W/sel72" --data "$W/sel73" --split dev \
+    --model "$W/selector0" --classifier --minutes 10 --per-question 32 --pair-unit sql --batch-size 16 \
     --seed 0 --out assets/chase_sql/selector
   rm -f assets/chase_sql/selector/chat_template.jinja
   # The generator's pools on the shipped test world, the source of the test pairs and of the README's pool figures
