@@ -14,7 +14,7 @@ $REASON --quiet chase-sql run --data assets/chase_sql/demo --split dev \
   --seed 0 --out assets/chase_sql/predictions-dev.jsonl
 rm -rf "$cache"
 
-# --- Models trained here (`bash assets/chase_sql/regenerate.sh models`; about 90 minutes on 2 cores;
+# --- Models trained here (`bash assets/chase_sql/regenerate.sh models`; about 150 minutes on 2 cores;
 # the shipped generator was trained with two threads and no other job). Training and selector-pool worlds
 # use the train split (invented train names); the shipped test world uses the
 # test split's names (none in common with training) and its own seed.
