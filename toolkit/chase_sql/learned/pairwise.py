@@ -91,15 +91,27 @@ class ModelSelector:
         return self._cache[text]
 
 
+def twin_starts(pairs: list[dict]) -> list[int]:
+    """Indices i where pairs[i + 1] is pairs[i] swapped (same question, other label): `build_pairs` writes each pair
+    as (A,B) then (B,A)."""
+    return [i for i in range(0, len(pairs) - 1, 2)
+            if pairs[i]["qid"] == pairs[i + 1]["qid"] and pairs[i]["label"] != pairs[i + 1]["label"]]
+
+
+def pair_counts(probs: list[float], pairs: list[dict]) -> tuple[int, int, int]:
+    """(right verdicts, swap-consistent twins, twins): a twin agrees when its two verdicts pick one candidate."""
+    says_a = [p >= 0.5 for p in probs]
+    right = sum(a == (p["label"] == "A") for a, p in zip(says_a, pairs, strict=True))
+    twins = twin_starts(pairs)
+    return right, sum(says_a[i] != says_a[i + 1] for i in twins), len(twins)
+
+
 def score_pairs(selector: ModelSelector, pairs: list[dict]) -> dict:
     """Accuracy over labelled pairs and A/B-swap agreement over their twins (a pair, then the same two candidates
     swapped: `pairs` writes them so); the swap agreement is the share of twins whose two verdicts pick one candidate."""
     probs = selector.prob_a([p["text"] for p in pairs])
-    says_a = [p >= 0.5 for p in probs]
-    right = [a == (p["label"] == "A") for a, p in zip(says_a, pairs, strict=True)]
-    twins = [i for i in range(0, len(pairs) - 1, 2)
-             if pairs[i]["qid"] == pairs[i + 1]["qid"] and pairs[i]["label"] != pairs[i + 1]["label"]]
+    right, agree, twins = pair_counts(probs, pairs)
     return {"n": len(pairs), "questions": len({p["qid"] for p in pairs}),
-            "accuracy": round(100.0 * sum(right) / max(1, len(right)), 2),
-            "swap_agreement": round(100.0 * sum(says_a[i] != says_a[i + 1] for i in twins) / max(1, len(twins)), 2),
-            "twins": len(twins), "probs": probs}
+            "accuracy": round(100.0 * right / max(1, len(pairs)), 2),
+            "swap_agreement": round(100.0 * agree / max(1, twins), 2),
+            "twins": twins, "probs": probs}

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from toolkit.chase_sql.learned.pairwise import KIND, META, encode_pairs
+from toolkit.chase_sql.learned.pairwise import KIND, META, encode_pairs, pair_counts
 from toolkit.chase_sql.learned.train_generator import take_step
 from toolkit.core.errors import InputError
 
@@ -36,14 +36,9 @@ def accuracy_and_swap(model, tok, pairs: list[dict], max_length: int, batch: int
         for s in range(0, len(pairs), batch):
             ids, mask = encode_pairs(tok, [p["text"] for p in pairs[s:s + batch]], max_length)
             probs += model(input_ids=ids, attention_mask=mask).logits.softmax(-1)[:, 0].tolist()
-    says_a = [p >= 0.5 for p in probs]
-    right = [a == (p["label"] == "A") for a, p in zip(says_a, pairs, strict=True)]
-    # build_pairs writes each pair as (A,B) then (B,A): agreement = the two picks are the same candidate
-    twins = [(says_a[i], says_a[i + 1]) for i in range(0, len(pairs) - 1, 2)
-             if pairs[i]["qid"] == pairs[i + 1]["qid"] and pairs[i]["label"] != pairs[i + 1]["label"]]
-    agree = [a != b for a, b in twins]
-    return {"n": len(pairs), "accuracy": round(sum(right) / max(1, len(right)), 4),
-            "swap_agreement": round(sum(agree) / max(1, len(agree)), 4)}
+    right, agree, twins = pair_counts(probs, pairs)
+    return {"n": len(pairs), "accuracy": round(right / max(1, len(pairs)), 4),
+            "swap_agreement": round(agree / max(1, twins), 4)}
 
 
 def twin_units(pairs: list[dict]) -> list[list[int]]:
