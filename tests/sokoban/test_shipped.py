@@ -18,7 +18,8 @@ def _records(name: str, kind: str) -> list[dict]:
     return [r for r in map(json.loads, lines) if r["type"] == kind]
 
 
-@pytest.mark.parametrize("agent, results", [("agent", "solve_rates.jsonl"), ("ff_agent", "ff.jsonl")])
+@pytest.mark.parametrize("agent, results", [("agent", "solve_rates.jsonl"), ("ff_agent", "ff.jsonl"),
+                                           ("agent-stage3", "stage3/solve_rates.jsonl")])
 def test_shipped_agent_within_five_points_of_readme_on_fresh_levels(agent, results):
     from toolkit.sokoban.drc import load_agent
     from toolkit.sokoban.generate import generate
