@@ -14,7 +14,7 @@ MORE=${5:-85}
 R="${PYTHON:-python} -m cli"
 mkdir -p "$OUT/levels" "$OUT/results"
 log() { echo "[regenerate $(date -u +%H:%M:%S)] $*" >&2; }
-timed() { local t0; t0=$(date +%s); "$@"; log "$(( $(date +%s) - t0 ))s: ${*:1:6}"; }
+timed() { local t0 rc=0; t0=$(date +%s); "$@" || rc=$?; log "$(( $(date +%s) - t0 ))s: ${*:1:6}"; return $rc; }
 
 # stage 1: 64 envs from scratch (seed 0 levels); stage 2: continued with 256 envs on 10000 other train levels
 # (seed 2: seed 1 makes the probe-training levels below)
@@ -55,8 +55,10 @@ timed $R --seed 0 sokoban collect "$OUT/levels/test.txt" --agent "$OUT/agent" --
 timed $R --seed 0 sokoban probe --train "$OUT/work/A.safetensors" --test "$OUT/work/B.safetensors" --concept CA,CB \
   --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit "$FIT" -o "$OUT/probes.safetensors" > "$OUT/results/probes.jsonl"
 # diagnostic: the same 3x3 probes on the steps of solved episodes only (a stuck agent's capped tail carries no plan)
-timed $R --seed 0 sokoban probe --train "$OUT/work/A.safetensors" --test "$OUT/work/B.safetensors" --concept CA,CB \
-  --kernel 3 --source cell,obs --seeds 5 --fit "$FIT" --solved-only -o "$OUT/work/P-solved.safetensors" > "$OUT/results/probes-solved.jsonl"
+if ! timed $R --seed 0 sokoban probe --train "$OUT/work/A.safetensors" --test "$OUT/work/B.safetensors" --concept CA,CB \
+  --kernel 3 --source cell,obs --seeds 5 --fit "$FIT" --solved-only -o "$OUT/work/P-solved.safetensors" > "$OUT/results/probes-solved.jsonl"; then
+  log "no solved episode to probe (an agent trained too briefly): solved-only probes skipped"
+fi
 timed $R sokoban ticks "$OUT/levels/test.txt" --agent "$OUT/agent" --probes "$OUT/probes.safetensors" --think 5 --bidir \
   > "$OUT/results/ticks.jsonl"
 
@@ -66,10 +68,37 @@ timed $R sokoban ticks "$OUT/levels/test.txt" --agent "$OUT/agent" --probes "$OU
 PROTOCOL=${PROTOCOL:-first-push}
 CONTROL=${CONTROL:-random-per-square}
 timed $R sokoban cases "$OUT/levels/val.txt" --agent "$OUT/agent" -o "$OUT/cases.jsonl"
-if [ ! -s "$OUT/cases.jsonl" ]; then  # an agent that solves (almost) nothing yields no case: nothing to intervene on
-  log "no intervention cases"; rm -rf "$OUT/work"; exit 0
+if [ -s "$OUT/cases.jsonl" ]; then  # an agent that solves (almost) nothing yields no case: nothing to intervene on
+  timed $R --seed 0 sokoban intervene --agent "$OUT/agent" --cases "$OUT/cases.jsonl" --probes "$OUT/probes.safetensors" \
+    --alphas 0.25,0.5,1,2,4 --protocol "$PROTOCOL" --control "$CONTROL" > "$OUT/results/interventions.jsonl"
+else
+  log "no intervention cases"
 fi
-timed $R --seed 0 sokoban intervene --agent "$OUT/agent" --cases "$OUT/cases.jsonl" --probes "$OUT/probes.safetensors" \
-  --alphas 0.25,0.5,1,2,4 --protocol "$PROTOCOL" --control "$CONTROL" > "$OUT/results/interventions.jsonl"
+
+# stage 3 (the resume point, not the default agent): the agent continued STAGE3 minutes on harder levels (seed 3,
+# at least 8 optimal moves, 1-3 boxes), then its solve rates, 3x3 probes (shipped protocol), the smaller 1x1 run and
+# the interventions that write its probes. STAGE3=0 skips it.
+STAGE3=${STAGE3:-65}
+if [ "$STAGE3" != 0 ]; then
+  S3="$OUT/results/stage3"; mkdir -p "$S3"
+  if [ ! -f "$OUT/agent-stage3/model.safetensors" ]; then
+    timed $R --seed 3 sokoban train -o "$OUT/agent-stage3" --init "$OUT/agent" --arch 2,2 --channels 16 --size 6 \
+      --envs 256 --levels 10000 --min-moves 8 --boxes 1,2,3 --minutes "$STAGE3" > "$S3/trained.jsonl"
+  fi
+  timed $R sokoban play "$OUT/levels/test.txt" --agent "$OUT/agent-stage3" --think 0,1,2,4 --no-episodes > "$S3/solve_rates.jsonl"
+  timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$OUT/agent-stage3" --episodes "$EPISODES" -o "$OUT/work/A3.safetensors"
+  timed $R --seed 0 sokoban collect "$OUT/levels/test.txt" --agent "$OUT/agent-stage3" --episodes "$N_TEST" -o "$OUT/work/B3.safetensors"
+  timed $R --seed 0 sokoban probe --train "$OUT/work/A3.safetensors" --test "$OUT/work/B3.safetensors" --concept CA,CB \
+    --kernel 3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/P3.safetensors" > "$S3/probes.jsonl"
+  timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$OUT/agent-stage3" --episodes $(( EPISODES / 2 )) -o "$OUT/work/A3s.safetensors"
+  timed $R --seed 0 sokoban collect "$OUT/levels/test.txt" --agent "$OUT/agent-stage3" --episodes $(( N_TEST / 2 )) -o "$OUT/work/B3s.safetensors"
+  timed $R --seed 0 sokoban probe --train "$OUT/work/A3s.safetensors" --test "$OUT/work/B3s.safetensors" --concept CA,CB \
+    --kernel 1,3 --source cell,obs --seeds 1 --fit logreg -o "$OUT/work/P3s.safetensors" > "$S3/probes-small.jsonl"
+  timed $R sokoban cases "$OUT/levels/val.txt" --agent "$OUT/agent-stage3" -o "$OUT/work/cases3.jsonl"
+  if [ -s "$OUT/work/cases3.jsonl" ]; then
+    timed $R --seed 0 sokoban intervene --agent "$OUT/agent-stage3" --cases "$OUT/work/cases3.jsonl" \
+      --probes "$OUT/work/P3s.safetensors" --alphas 0.5,1,2,4 | { grep intervention_summary || true; } > "$S3/interventions-summary.jsonl"
+  fi
+fi
 rm -rf "$OUT/work"
 log done
