@@ -15,6 +15,11 @@ R="${PYTHON:-python} -m cli"
 mkdir -p "$OUT/levels" "$OUT/results"
 log() { echo "[regenerate $(date -u +%H:%M:%S)] $*" >&2; }
 timed() { local t0 rc=0; t0=$(date +%s); "$@" || rc=$?; log "$(( $(date +%s) - t0 ))s: ${*:1:6}"; return $rc; }
+# probe datasets of one agent: EPISODES episodes on the probe-train levels -> work/A$TAG, TEST on the test levels -> work/B$TAG
+collect_pair() {  # AGENT EPISODES TEST TAG
+  timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$1" --episodes "$2" -o "$OUT/work/A$4.safetensors"
+  timed $R --seed 0 sokoban collect "$OUT/levels/test.txt" --agent "$1" --episodes "$3" -o "$OUT/work/B$4.safetensors"
+}
 
 # stage 1: 64 envs from scratch (seed 0 levels); stage 2: continued with 256 envs on 10000 other train levels
 # (seed 2: seed 1 makes the probe-training levels below)
@@ -50,8 +55,7 @@ fi
 # claim 2: probes (train episodes on probe-train levels, test episodes on the test levels). The shipped probes are
 # the logistic-regression fit (--fit logreg); the default is now the official conv-probe fit (FIT=conv to use it)
 FIT=${FIT:-logreg}
-timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$OUT/agent" --episodes "$EPISODES" -o "$OUT/work/A.safetensors"
-timed $R --seed 0 sokoban collect "$OUT/levels/test.txt" --agent "$OUT/agent" --episodes "$N_TEST" -o "$OUT/work/B.safetensors"
+collect_pair "$OUT/agent" "$EPISODES" "$N_TEST" ""
 timed $R --seed 0 sokoban probe --train "$OUT/work/A.safetensors" --test "$OUT/work/B.safetensors" --concept CA,CB \
   --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit "$FIT" -o "$OUT/probes.safetensors" > "$OUT/results/probes.jsonl"
 # diagnostic: the same 3x3 probes on the steps of solved episodes only (a stuck agent's capped tail carries no plan)
@@ -86,12 +90,10 @@ if [ "$STAGE3" != 0 ]; then
       --envs 256 --levels 10000 --min-moves 8 --boxes 1,2,3 --minutes "$STAGE3" > "$S3/trained.jsonl"
   fi
   timed $R sokoban play "$OUT/levels/test.txt" --agent "$OUT/agent-stage3" --think 0,1,2,4 --no-episodes > "$S3/solve_rates.jsonl"
-  timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$OUT/agent-stage3" --episodes "$EPISODES" -o "$OUT/work/A3.safetensors"
-  timed $R --seed 0 sokoban collect "$OUT/levels/test.txt" --agent "$OUT/agent-stage3" --episodes "$N_TEST" -o "$OUT/work/B3.safetensors"
+  collect_pair "$OUT/agent-stage3" "$EPISODES" "$N_TEST" 3
   timed $R --seed 0 sokoban probe --train "$OUT/work/A3.safetensors" --test "$OUT/work/B3.safetensors" --concept CA,CB \
     --kernel 3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/P3.safetensors" > "$S3/probes.jsonl"
-  timed $R --seed 0 sokoban collect "$OUT/levels/probe-train.txt" --agent "$OUT/agent-stage3" --episodes $(( EPISODES / 2 )) -o "$OUT/work/A3s.safetensors"
-  timed $R --seed 0 sokoban collect "$OUT/levels/test.txt" --agent "$OUT/agent-stage3" --episodes $(( N_TEST / 2 )) -o "$OUT/work/B3s.safetensors"
+  collect_pair "$OUT/agent-stage3" $(( EPISODES / 2 )) $(( N_TEST / 2 )) 3s
   timed $R --seed 0 sokoban probe --train "$OUT/work/A3s.safetensors" --test "$OUT/work/B3s.safetensors" --concept CA,CB \
     --kernel 1,3 --source cell,obs --seeds 1 --fit logreg -o "$OUT/work/P3s.safetensors" > "$S3/probes-small.jsonl"
   timed $R sokoban cases "$OUT/levels/val.txt" --agent "$OUT/agent-stage3" -o "$OUT/work/cases3.jsonl"

@@ -51,6 +51,10 @@ def test_generator_greedy_ex_beats_a_trivial_query(world):
     assert sum(sql.startswith("SELECT ") for sql in got["sql"]) >= 11  # it writes SQL, not free text
 
 
+# pairs of the default decoding's test pools: the selector before the continuation measured 80.28% / 71.63%
+FLOORS = {"selector-test-pairs-constrained.jsonl": (81.0, 72.0)}
+
+
 # Target: A/B-swap agreement >= 90%. The test asserts the floor: the selector reads the pair, so it is right more
 # often than a position-only reply (always "A": 50% on pairs shown in both orders) and than a content-blind rule
 # (the shorter query wins), and it agrees with itself under the swap more often than a coin (50%).
@@ -71,10 +75,6 @@ def test_selector_beats_position_and_length_baselines_under_ab_swap(name):
     assert got["swap_agreement"] > 50.0, got
     if name in FLOORS:  # the selector continued on 360 more training questions is above what the one before reached
         assert got["accuracy"] > FLOORS[name][0] and got["swap_agreement"] > FLOORS[name][1], got
-
-
-# pairs of the default decoding's test pools: the selector before the continuation measured 80.28% / 71.63%
-FLOORS = {"selector-test-pairs-constrained.jsonl": (81.0, 72.0)}
 
 
 def _sql(pair: dict, side: str) -> str:
