@@ -90,6 +90,10 @@ if [ "$STAGE3" != 0 ]; then
       --envs 256 --levels 10000 --min-moves 8 --boxes 1,2,3 --minutes "$STAGE3" > "$S3/trained.jsonl"
   fi
   timed $R sokoban play "$OUT/levels/test.txt" --agent "$OUT/agent-stage3" --think 0,1,2,4 --no-episodes > "$S3/solve_rates.jsonl"
+  # the thinking curve where the agent fails more often: 600 test-split 3-box levels of 12-40 optimal moves
+  timed $R --seed 9300 sokoban gen --size 6 --boxes 3 --min-moves 12 --max-moves 40 --n $(( N_TEST * 3 / 5 )) --split test \
+    -o "$OUT/work/hard3.txt"
+  timed $R sokoban play "$OUT/work/hard3.txt" --agent "$OUT/agent-stage3" --think 0,1,2,4,8 --no-episodes > "$S3/solve_rates-hard3.jsonl"
   collect_pair "$OUT/agent-stage3" "$EPISODES" "$N_TEST" 3
   timed $R --seed 0 sokoban probe --train "$OUT/work/A3.safetensors" --test "$OUT/work/B3.safetensors" --concept CA,CB \
     --kernel 3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/P3.safetensors" > "$S3/probes.jsonl"
