@@ -151,6 +151,9 @@ def train(
     encoder_relu: Annotated[bool | None, typer.Option(
         "--encoder-relu/--raw-encoder", help="ReLU on the encoder output (the shipped agents) or the raw conv output "
         "(the official DRCNet). Default: the --init agent's, else --encoder-relu.")] = None,
+    checkpoint_minutes: Annotated[float, typer.Option(
+        "--checkpoint-minutes", min=0, help="Write the agent directory (its train_log.json marked partial) every "
+        "this many minutes of training, so a stopped run keeps its last checkpoint; 0: only at the end.")] = 10.0,
     seed: SeedOpt = None,
 ):
     """Train an agent with PPO on freshly generated train-split levels; writes config.json, model.safetensors,
@@ -189,12 +192,21 @@ def train(
     levels, moves = [lv for lv, _, _ in made], [m for _, m, _ in made]
     gen_s = time.time() - t0
     curriculum = None if earlier is None else curriculum_end(earlier)
-    result = run(levels, cfg, PPOConfig(envs=envs), minutes * 60, s, moves=moves, init=start, curriculum=curriculum)
-    log = {**result.log, "levels": levels_n, "generation_seconds": round(gen_s, 1), "command_seed": s}
-    if earlier is not None:
-        log["continued_from"] = {"dir": str(init), "fingerprint": start.fingerprint, "frames": earlier.get("frames"),
-                                 "seconds": earlier.get("seconds"), "curriculum": curriculum}
-        log["total_frames"] = log["frames"] + int(earlier.get("total_frames", earlier.get("frames", 0)))
+
+    def full_log(run_log: dict) -> dict:
+        log = {**run_log, "levels": levels_n, "generation_seconds": round(gen_s, 1), "command_seed": s}
+        if earlier is not None:
+            log["continued_from"] = {"dir": str(init), "fingerprint": start.fingerprint,
+                                     "frames": earlier.get("frames"), "seconds": earlier.get("seconds"),
+                                     "curriculum": curriculum}
+            log["total_frames"] = log["frames"] + int(earlier.get("total_frames", earlier.get("frames", 0)))
+        return log
+
+    result = run(levels, cfg, PPOConfig(envs=envs), minutes * 60, s, moves=moves, init=start, curriculum=curriculum,
+                 checkpoint=None if checkpoint_minutes <= 0 else
+                 lambda agent, run_log: save_agent(agent, out_dir, full_log(run_log)),
+                 checkpoint_seconds=checkpoint_minutes * 60)
+    log = full_log(result.log)
     save_agent(result.agent, out_dir, log)
     size_bytes = sum(f.stat().st_size for f in out_dir.iterdir())
     with open_writer(None) as writer:

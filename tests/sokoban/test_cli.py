@@ -132,3 +132,43 @@ def test_train_init_continues_the_agent_and_refuses_another_shape(tmp_path, caps
     code, out, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "third"),
                            *common[:-1], "2,1", "--minutes", "0.02", "--init", str(first))
     assert code == 2 and out == "" and "--init" in err and str(first) in err and err.count("\n") == 1
+
+
+def test_train_writes_checkpoints_that_continue_and_a_final_log(tmp_path, capsys, monkeypatch):
+    from toolkit.sokoban.drc import load_agent
+    from toolkit.sokoban.levels import parse_text
+    from toolkit.sokoban.ppo import PPOConfig, train
+
+    seen = []
+
+    def keep(agent, log):  # what a run stopped after this update would leave behind
+        save_agent(agent, tmp_path / "ckpt", log)
+        seen.append((log["updates"], log["partial"], load_agent(tmp_path / "ckpt").fingerprint))
+
+    cfg = AgentConfig(depth=1, ticks=1, channels=4, grid=(4, 4))
+    result = train(parse_text(LEVEL, "a"), cfg, PPOConfig(envs=2, unroll=4), 600, seed=0, max_updates=3,
+                   checkpoint=keep, checkpoint_seconds=0)
+    assert [(u, p) for u, p, _ in seen] == [(1, True), (2, True), (3, True)]
+    assert len({f for _, _, f in seen}) == 3  # each checkpoint holds that update's weights
+    assert "partial" not in result.log and result.log["updates"] == 3
+    assert sorted(p.name for p in (tmp_path / "ckpt").iterdir()) == ["config.json", "model.safetensors",
+                                                                      "train_log.json"]
+    # the CLI writes the same directory at the end, without the partial mark; a checkpoint continues with --init
+    out = tmp_path / "agent"
+    common = ["--size", "4", "--boxes", "1", "--envs", "2", "--levels", "10", "--max-moves", "8", "--channels", "4",
+              "--arch", "1,1", "--minutes", "0.01"]
+    code, _, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(out), *common, "--checkpoint-minutes",
+                         "0.0001")
+    assert code == 0, err
+    assert "partial" not in json.loads((out / "train_log.json").read_text())
+    code, _, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "next"), *common,
+                         "--init", str(tmp_path / "ckpt"), "--raw-encoder")
+    assert code == 2 and "encoder_relu" in err
+    save_agent(DRCAgent(AgentConfig(depth=1, ticks=1, channels=4, grid=(4, 4), hidden=16)), tmp_path / "narrow")
+    code, _, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "next"), *common,
+                         "--init", str(tmp_path / "narrow"))
+    assert code == 2 and "hidden" in err and err.count("\n") == 1
+    code, _, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "next"), *common,
+                         "--init", str(tmp_path / "ckpt"))
+    assert code == 0, err
+    assert json.loads((tmp_path / "next" / "train_log.json").read_text())["continued_from"]["frames"] == 3 * 2 * 4

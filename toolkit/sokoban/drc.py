@@ -131,14 +131,20 @@ def save_agent(agent: DRCAgent, out: Path, log: dict | None = None, half: bool =
     from safetensors.torch import save_file
 
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps({**agent.cfg.to_json(), "config_hash": agent.cfg.digest()},
-                                                indent=1) + "\n")
+    # each file is written beside its name and moved into place, so a run stopped mid-write (a training
+    # checkpoint) leaves the previous complete file, never a truncated one
+    tmp = {name: out / f".{name}.tmp" for name in ("config.json", "model.safetensors", "train_log.json")}
+    tmp["config.json"].write_text(json.dumps({**agent.cfg.to_json(), "config_hash": agent.cfg.digest()},
+                                             indent=1) + "\n")
     # float16 storage keeps the shipped agent under 1 MB; loading widens it back to float32
     tensors = {k: (v.detach().half() if half else v.detach().float()).contiguous()
                for k, v in agent.state_dict().items()}
-    save_file(tensors, str(out / "model.safetensors"))
+    save_file(tensors, str(tmp["model.safetensors"]))
     if log is not None:
-        (out / "train_log.json").write_text(json.dumps(log, indent=1) + "\n")
+        tmp["train_log.json"].write_text(json.dumps(log, indent=1) + "\n")
+    for name, path in tmp.items():
+        if path.exists():
+            path.replace(out / name)
 
 
 def load_agent(path: str | Path) -> DRCAgent:

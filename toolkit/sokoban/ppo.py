@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,11 +83,14 @@ def _curriculum_weights(levels: list[Level], two_share: float, moves: np.ndarray
 
 def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float, seed: int,
           max_updates: int | None = None, moves: list[int] | None = None, init: DRCAgent | None = None,
-          curriculum: dict | None = None) -> TrainResult:
+          curriculum: dict | None = None, checkpoint: Callable[[DRCAgent, dict], None] | None = None,
+          checkpoint_seconds: float = 600.0) -> TrainResult:
     """PPO for `seconds` (or `max_updates`); `moves` (optimal moves per level) enables the difficulty curriculum.
 
     `init` continues from a trained agent (fresh optimizer moments); `curriculum` ({"two_box_share", "max_moves"},
     where an earlier run ended) resumes both curricula there instead of restarting them from 1 box and 3 moves.
+    `checkpoint(agent, log)` is called every `checkpoint_seconds` with the log so far (marked "partial"), so that a
+    long run stopped from outside keeps its last checkpoint.
     """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -113,6 +117,13 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
     obs = torch.from_numpy(env.observe().copy())
     recent: dict[int, list[float]] = {1: [], 2: []}
     history, start, update, frames = [], time.time(), 0, 0
+    last_checkpoint = start
+
+    def log_so_far() -> dict:
+        return {"updates": update, "frames": frames, "seconds": round(time.time() - start, 1), "history": history,
+                "ppo": ppo.__dict__, "seed": seed,
+                "curriculum_end": {"two_box_share": two_share,
+                                   "max_moves": None if move_arr is None else min(limit, int(move_arr.max()))}}
     while time.time() - start < seconds and (max_updates is None or update < max_updates):
         state0 = state.clone()
         buf_obs, buf_act, buf_logp, buf_val, buf_rew, buf_done = [], [], [], [], [], []
@@ -151,7 +162,8 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
         returns = adv + values
         obs_t, act_t, logp_t = torch.stack(buf_obs), torch.stack(buf_act), torch.stack(buf_logp)
         for _ in range(ppo.epochs):
-            for idx in np.array_split(rng.permutation(ppo.envs), ppo.minibatches):
+            # fewer environments than minibatches: one environment each (an empty minibatch has no loss)
+            for idx in np.array_split(rng.permutation(ppo.envs), min(ppo.minibatches, ppo.envs)):
                 idx_t = torch.from_numpy(idx)
                 s = state0[idx_t]
                 logits_all, values_all = [], []
@@ -199,12 +211,11 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
             history.append(row)
             console.info(f"update {update} frames {frames} 1-box {row['solve_1box']} 2-box {row['solve_2box']} "
                          f"max moves {row['max_moves']}")
+        if checkpoint is not None and time.time() - last_checkpoint >= checkpoint_seconds:
+            checkpoint(agent, {**log_so_far(), "partial": True})
+            last_checkpoint = time.time()
     agent.eval()
-    log = {"updates": update, "frames": frames, "seconds": round(time.time() - start, 1), "history": history,
-           "ppo": ppo.__dict__, "seed": seed,
-           "curriculum_end": {"two_box_share": two_share,
-                              "max_moves": None if move_arr is None else min(limit, int(move_arr.max()))}}
-    return TrainResult(agent, log)
+    return TrainResult(agent, log_so_far())
 
 
 def continue_from(path: Path, cfg: AgentConfig, relu_given: bool = True) -> tuple[DRCAgent, dict]:
@@ -214,11 +225,12 @@ def continue_from(path: Path, cfg: AgentConfig, relu_given: bool = True) -> tupl
     if relu_given and agent.cfg.encoder_relu != cfg.encoder_relu:
         raise InputError(f"--init {path}: agent has encoder_relu={agent.cfg.encoder_relu}, the options ask for "
                          f"{cfg.encoder_relu}")
-    have = (agent.cfg.arch, agent.cfg.depth, agent.cfg.ticks, agent.cfg.channels, tuple(agent.cfg.grid))
-    want = (cfg.arch, cfg.depth, cfg.ticks, cfg.channels, tuple(cfg.grid))
+    have = (agent.cfg.arch, agent.cfg.depth, agent.cfg.ticks, agent.cfg.channels, tuple(agent.cfg.grid),
+            agent.cfg.hidden)
+    want = (cfg.arch, cfg.depth, cfg.ticks, cfg.channels, tuple(cfg.grid), cfg.hidden)
     if have != want:
-        raise InputError(f"--init {path}: agent is (arch, depth, ticks, channels, grid) {have}, the options ask "
-                         f"for {want}")
+        raise InputError(f"--init {path}: agent is (arch, depth, ticks, channels, grid, hidden) {have}, the "
+                         f"options ask for {want}")
     log_file = Path(path) / "train_log.json"
     try:
         earlier = json.loads(log_file.read_text()) if log_file.is_file() else {}
