@@ -106,5 +106,31 @@ if [ "$STAGE3" != 0 ]; then
       --probes "$OUT/work/P3s.safetensors" --alphas 0.5,1,2,4 | { grep intervention_summary || true; } > "$S3/interventions-summary.jsonl"
   fi
 fi
+# chunk 1 of the 8x8 agents (resume points; not the default agent): DRC(2,2) and the paper's DRC(3,3), both C = 16
+# and the official raw encoder, EIGHT minutes each from scratch on 10000 8x8 levels of 1-3 boxes (seed 20); then
+# their solve rates, the random policy and a small probe run (1500 / 500 episodes, one seed). EIGHT=0 skips it.
+EIGHT=${EIGHT:-95}
+if [ "$EIGHT" != 0 ]; then
+  S8="$OUT/results/8x8"; mkdir -p "$S8"
+  timed $R --seed 0 sokoban gen --size 8 --boxes 1,2,3 --n "$N_TEST" --max-moves 60 --split test -o "$OUT/levels/test-8x8.txt"
+  timed $R --seed 1 sokoban gen --size 8 --boxes 1,2,3 --n $(( EPISODES / 2 )) --max-moves 60 --split train \
+    -o "$OUT/work/probe-train-8x8.txt"
+  timed $R --seed 0 sokoban play "$OUT/levels/test-8x8.txt" --agent random --no-episodes > "$S8/random.jsonl"
+  for arch in 2,2 3,3; do
+    tag=drc${arch/,/}; dir="$OUT/agent-8x8"; [ "$tag" = drc33 ] && dir="$OUT/agent-8x8-drc33"
+    if [ ! -f "$dir/model.safetensors" ]; then
+      timed $R --seed 20 sokoban train -o "$dir" --arch "$arch" --channels 16 --size 8 --boxes 1,2,3 --envs 256 \
+        --levels 10000 --max-moves 60 --raw-encoder --minutes "$EIGHT" > "$S8/trained-$tag.jsonl"
+    fi
+    timed $R sokoban play "$OUT/levels/test-8x8.txt" --agent "$dir" --think 0,1,2,4 --no-episodes > "$S8/solve_rates-$tag.jsonl"
+    timed $R --seed 0 sokoban collect "$OUT/work/probe-train-8x8.txt" --agent "$dir" --episodes $(( EPISODES / 2 )) \
+      -o "$OUT/work/A8$tag.safetensors"
+    timed $R --seed 0 sokoban collect "$OUT/levels/test-8x8.txt" --agent "$dir" --episodes $(( N_TEST / 2 )) \
+      -o "$OUT/work/B8$tag.safetensors"
+    timed $R --seed 0 sokoban probe --train "$OUT/work/A8$tag.safetensors" --test "$OUT/work/B8$tag.safetensors" \
+      --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 1 --fit logreg -o "$OUT/work/P8$tag.safetensors" \
+      > "$S8/probes-$tag.jsonl"
+  done
+fi
 rm -rf "$OUT/work"
 log done
