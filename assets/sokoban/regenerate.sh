@@ -131,6 +131,14 @@ if [ "$EIGHT" != 0 ]; then
       --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 1 --fit logreg -o "$OUT/work/P8$tag.safetensors" \
       > "$S8/probes-$tag.jsonl"
   done
+  # claim 3 on the DRC(2,2): cases on 8x8 val levels, the official protocol writing its 1x1 probes
+  timed $R --seed 0 sokoban gen --size 8 --boxes 1,2,3 --n "$N_TEST" --max-moves 60 --split val -o "$OUT/work/val-8x8.txt"
+  timed $R sokoban cases "$OUT/work/val-8x8.txt" --agent "$OUT/agent-8x8" -o "$OUT/work/cases8.jsonl"
+  if [ -s "$OUT/work/cases8.jsonl" ]; then
+    timed $R --seed 0 sokoban intervene --agent "$OUT/agent-8x8" --cases "$OUT/work/cases8.jsonl" \
+      --probes "$OUT/work/P8drc22.safetensors" --alphas 0.5,1,2,4,8,16 | { grep -v '"sokoban.intervention"' || true; } \
+      > "$S8/interventions-drc22.jsonl"
+  fi
 fi
 rm -rf "$OUT/work"
 log done
