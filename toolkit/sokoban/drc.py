@@ -133,7 +133,8 @@ def save_agent(agent: DRCAgent, out: Path, log: dict | None = None, half: bool =
     out.mkdir(parents=True, exist_ok=True)
     # each file is written beside its name and moved into place, so a run stopped mid-write (a training
     # checkpoint) leaves the previous complete file, never a truncated one
-    tmp = {name: out / f".{name}.tmp" for name in ("config.json", "model.safetensors", "train_log.json")}
+    names = ("config.json", "model.safetensors") + (() if log is None else ("train_log.json",))
+    tmp = {name: out / f".{name}.tmp" for name in names}
     tmp["config.json"].write_text(json.dumps({**agent.cfg.to_json(), "config_hash": agent.cfg.digest()},
                                              indent=1) + "\n")
     # float16 storage keeps the shipped agent under 1 MB; loading widens it back to float32
@@ -143,8 +144,7 @@ def save_agent(agent: DRCAgent, out: Path, log: dict | None = None, half: bool =
     if log is not None:
         tmp["train_log.json"].write_text(json.dumps(log, indent=1) + "\n")
     for name, path in tmp.items():
-        if path.exists():
-            path.replace(out / name)
+        path.replace(out / name)
 
 
 def load_agent(path: str | Path) -> DRCAgent:
