@@ -144,3 +144,29 @@ def test_outline_augmentation_hollows_solid_marks():
         return count
 
     assert hollow(True) >= 4 and hollow(False) == 0
+
+
+def test_corrupted_grounder_and_bad_init_are_one_line_errors(split, tmp_path):
+    import shutil
+
+    from toolkit.core.errors import InputError
+    from toolkit.dsg.cnn import CNNGrounder
+    from toolkit.dsg.cnn_train import train_grounder
+    from toolkit.dsg.data import read_primitives
+
+    broken = tmp_path / "broken"
+    shutil.copytree(GROUNDER, broken)
+    (broken / "model.safetensors").write_bytes(b"\x00" * 64)
+    with pytest.raises(InputError, match="model.safetensors: corrupted or not a safetensors checkpoint"):
+        CNNGrounder(broken)
+    prims = read_primitives(split / "primitives.jsonl")
+    kw = {"epochs": 1, "images_per_batch": 2, "minutes": 5, "seed": 3, "steps": 1}
+    train_grounder(prims, None, tmp_path / "a", **kw)  # a grounder of this split's vocabulary, then broken
+    (tmp_path / "a" / "model.safetensors").write_bytes(b"\x00" * 64)
+    with pytest.raises(InputError, match="model.safetensors: corrupted"):
+        train_grounder(prims, None, tmp_path / "c", init=tmp_path / "a", **kw)
+    with pytest.raises(InputError, match="no-such-dir: no such grounder directory"):
+        train_grounder(prims, None, tmp_path / "b", init=tmp_path / "no-such-dir", **kw)
+    (tmp_path / "a" / "grounder.json").write_text("{")
+    with pytest.raises(InputError, match="grounder.json: not a dsg grounder config"):
+        train_grounder(prims, None, tmp_path / "d", init=tmp_path / "a", **kw)

@@ -231,6 +231,12 @@ def test_grid_training_runs_in_chunks_that_resume(data, reason, tmp_path):
     assert r.returncode == 2 and "another --steps" in r.stderr
     r = reason("maps", "train", "--kind", "exemplar", "--data", str(data), "--out", str(tmp_path / "x"), "--resume")
     assert r.returncode == 2 and "--resume" in r.stderr
+    ckpt = model / "checkpoint.pt"  # a checkpoint cut short by a killed run: one line, the file named
+    saved = ckpt.read_bytes()
+    ckpt.write_bytes(saved[: len(saved) // 3])
+    r = reason(*args, "--resume")
+    assert r.returncode == 2 and "checkpoint.pt: corrupted checkpoint" in r.stderr and r.stderr.count("\n") == 1
+    ckpt.write_bytes(saved)
     reads = records(reason("maps", "perceive", str(data / "circuits.jsonl"), "--model", str(model)).stdout)
     assert len(reads) == 3 and all(r["reader"] == "grid" and 0.0 <= r["confidence"] <= 1.0 for r in reads)
 

@@ -62,6 +62,13 @@ def test_agent_dir_without_config(tmp_path, capsys, monkeypatch, agent_dir):
     assert code == 2 and "without config.json" in err
 
 
+def test_agent_with_corrupted_weights(tmp_path, capsys, monkeypatch, agent_dir):
+    (agent_dir / "model.safetensors").write_bytes(b"\xff" * 100)
+    (tmp_path / "l.txt").write_text(LEVEL)
+    code, out, err = _main(capsys, monkeypatch, "sokoban", "play", str(tmp_path / "l.txt"), "--agent", str(agent_dir))
+    assert code == 2 and out == "" and "model.safetensors: corrupted" in err and err.count("\n") == 1, err
+
+
 def test_agent_with_mismatched_shapes(capsys, monkeypatch, agent_dir, tmp_path):
     cfg = json.loads((agent_dir / "config.json").read_text())
     (agent_dir / "config.json").write_text(json.dumps({**cfg, "channels": 8}))

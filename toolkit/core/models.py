@@ -173,3 +173,19 @@ def load_tensors(path: str | Path) -> tuple[dict[str, Any], dict[str, str]]:
             return {k: fh.get_tensor(k) for k in fh.keys()}, dict(fh.metadata() or {})
     except Exception as exc:  # safetensors raises several private error types
         raise InputError(f"{p}: corrupted or not a safetensors checkpoint ({exc})") from None
+
+
+def load_torch_state(path: str | Path, *, weights_only: bool = False, map_location: str | None = None) -> Any:
+    """A resume checkpoint this project wrote with torch.save (optimizer and RNG state, which safetensors cannot
+    hold); a missing, truncated or foreign file is a one-line input error, not a traceback."""
+    require("ml", "torch")
+    import torch
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such checkpoint file")
+    try:
+        return torch.load(p, map_location=map_location, weights_only=weights_only)
+    except Exception as exc:  # zip, pickle and EOF errors alike
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise InputError(f"{p}: corrupted checkpoint ({type(exc).__name__}: {first[:160]})") from None

@@ -20,6 +20,7 @@ from typing import Any
 
 from toolkit.core import console
 from toolkit.core.errors import InputError, RuntimeFailure
+from toolkit.core.models import load_torch_state
 from toolkit.core.records import RecordWriter, make_record
 from toolkit.core.vlm import VLM, Turn
 
@@ -208,7 +209,7 @@ def load_checkpoint(ckpt: Path, model, optimizer, config: dict[str, Any]) -> dic
     """Restore weights, optimizer and RNG from `ckpt`; the state dict (step, history, extras) is returned."""
     import torch
 
-    state = torch.load(ckpt / "state.pt", map_location="cpu", weights_only=False)
+    state = load_torch_state(ckpt / "state.pt", map_location="cpu")
     if state["config"] != config:
         raise InputError(f"{ckpt}: --resume with different training options than the interrupted run")
     missing = model.load_state_dict(state["weights"], strict=False)

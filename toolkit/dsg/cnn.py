@@ -150,14 +150,15 @@ class CNNGrounder:
 
     def __init__(self, path: str | Path):
         import torch
-        from safetensors.torch import load_file
+
+        from toolkit.core.models import load_tensors
 
         path = Path(path)
         try:
             cfg = json.loads((path / CONFIG).read_text(encoding="utf-8"))
             self.vocab = Vocab(cfg["tokens"], cfg["answers"])
             self.net = build_network(len(cfg["tokens"]), len(cfg["answers"]), **cfg.get("network", {}))
-            self.net.load_state_dict(load_file(str(path / WEIGHTS)))
+            self.net.load_state_dict(load_tensors(path / WEIGHTS)[0])
         except (OSError, KeyError, ValueError, RuntimeError) as exc:
             raise InputError(f"{path}: not a readable dsg grounder ({type(exc).__name__}: {exc})") from None
         self.net.eval()

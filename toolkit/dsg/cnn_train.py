@@ -27,6 +27,7 @@ import numpy as np
 
 from toolkit.core import console
 from toolkit.core.errors import InputError
+from toolkit.core.models import load_tensors, load_torch_state
 from toolkit.core.records import RecordWriter, make_record
 from toolkit.core.vlm import load_image
 from toolkit.dsg.cnn import CONFIG, SIDE, WEIGHTS, Vocab, build_network, ink_map, pack
@@ -127,14 +128,18 @@ def train_grounder(prims: list[dict[str, Any]], items: list[dict[str, Any]] | No
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     step, ckpt = 0, out / CHECKPOINT
     if init is not None and not (resume and ckpt.is_file()):
-        from safetensors.torch import load_file
-
-        start = json.loads((Path(init) / CONFIG).read_text())
-        if start["tokens"] != vocab.tokens or start["answers"] != vocab.answers:
+        if not Path(init).is_dir():
+            raise InputError(f"{init}: no such grounder directory (--init)")
+        try:
+            start = json.loads((Path(init) / CONFIG).read_text())
+            same = start["tokens"] == vocab.tokens and start["answers"] == vocab.answers
+        except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise InputError(f"{Path(init) / CONFIG}: not a dsg grounder config ({type(exc).__name__})") from None
+        if not same:
             raise InputError(f"{init}: --init grounder was trained on other questions (tokens or answers differ)")
-        net.load_state_dict(load_file(str(Path(init) / WEIGHTS)))
+        net.load_state_dict(load_tensors(Path(init) / WEIGHTS)[0])
     if resume and ckpt.is_file():
-        state = torch.load(ckpt, weights_only=False)
+        state = load_torch_state(ckpt)
         if state["tokens"] != vocab.tokens or state["total"] != total:
             raise InputError(f"{ckpt}: the checkpoint was trained on other data or another schedule; drop --resume")
         net.load_state_dict(state["net"])

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from toolkit.core.errors import InputError
+from toolkit.core.models import load_torch_state
 from toolkit.geomrel import dsl
 
 CLASSES = [f"{domain}:{rel}" for domain in dsl.DOMAINS for rel, _, _ in dsl.RELATIONS[domain]]
@@ -209,7 +210,7 @@ def train(items: list[dict], out: Path, *, minutes: float = 20.0, max_steps: int
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     step, losses, spent = 0, [], 0.0
     if checkpoint is not None and Path(checkpoint).is_file():
-        state = torch.load(checkpoint, weights_only=False)
+        state = load_torch_state(checkpoint)
         if state["texts"] != len(items) or state["max_steps"] != max_steps:
             raise InputError(f"{checkpoint}: a checkpoint of another run ({state['texts']} texts, "
                              f"{state['max_steps']} steps; this one {len(items)} and {max_steps})")

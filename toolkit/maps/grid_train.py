@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from toolkit.core.errors import InputError
+from toolkit.core.models import load_torch_state
 from toolkit.core.records import read_records
 from toolkit.maps.circuit import OPEN, WIRE, grid_edges
 from toolkit.maps.grid_reader import METERS, build_nets, ctc_greedy, edge_crops, printed_line, save_reader, value_line
@@ -140,7 +141,7 @@ def train(arrays: dict, out: Path, *, steps: int, minutes: float, resume: bool, 
     if resume:
         if not ckpt.is_file():
             raise InputError(f"--resume: {ckpt}: no checkpoint to continue from")
-        state = torch.load(ckpt, weights_only=False)
+        state = load_torch_state(ckpt)
         if state["chars"] != chars or state["steps"] != steps:
             raise InputError(f"--resume: {ckpt}: made for other data or another --steps ({state['steps']})")
         edge_net.load_state_dict(state["edge"]), line_net.load_state_dict(state["line"])

@@ -34,6 +34,7 @@ import time
 from pathlib import Path
 
 from toolkit.core import console
+from toolkit.core.models import load_torch_state
 from toolkit.rag import prompts, world
 from toolkit.rag.retrieve import BM25
 
@@ -422,13 +423,11 @@ CHECKPOINT = "checkpoint.pt"
 
 def load_checkpoint(path: Path, steps: int) -> dict:
     """A chunk's checkpoint, which must belong to a run with the same step budget (the schedule depends on it)."""
-    import torch
-
     from toolkit.core.errors import InputError
 
     if not path.exists():
         raise InputError(f"{path}: no checkpoint to resume from (run with --chunk-minutes first)")
-    state = torch.load(path, weights_only=False)
+    state = load_torch_state(path)
     if state.get("steps_budget") != steps:
         raise InputError(f"{path}: field 'steps_budget' is {state.get('steps_budget')}, not --steps {steps} "
                          "(a resumed run keeps its schedule)")

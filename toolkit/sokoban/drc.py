@@ -148,8 +148,8 @@ def save_agent(agent: DRCAgent, out: Path, log: dict | None = None, half: bool =
 
 
 def load_agent(path: str | Path) -> DRCAgent:
-    """An agent directory (config.json + model.safetensors); shape mismatches are input errors."""
-    from safetensors.torch import load_file
+    """An agent directory (config.json + model.safetensors); shape mismatches and corrupted files are input errors."""
+    from toolkit.core.models import load_tensors
 
     d = Path(path)
     if not d.is_dir():
@@ -169,7 +169,7 @@ def load_agent(path: str | Path) -> DRCAgent:
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{d / 'config.json'}: bad agent config ({exc})") from None
     agent = DRCAgent(cfg)
-    weights = load_file(str(d / "model.safetensors"))
+    weights, _ = load_tensors(d / "model.safetensors")
     expected = agent.state_dict()
     for name, tensor in weights.items():
         if name in expected and tuple(expected[name].shape) != tuple(tensor.shape):

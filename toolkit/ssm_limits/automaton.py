@@ -15,6 +15,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from toolkit.core.models import load_torch_state
 from toolkit.ssm_limits.selective import FakeQuant, SelectiveMixer
 
 TOKENS = {"<s>": 0, "a": 1, "b": 2}
@@ -121,7 +122,7 @@ def load(model_dir: Path) -> tuple[StepSSM, dict]:
         raise InputError(f"{model_dir}: no automaton.json (train one with --train-seconds)")
     meta = json.loads(meta_path.read_text())
     model = StepSSM(meta["hidden"], meta["state"], meta["channels"], meta["bits"])
-    model.load_state_dict(torch.load(model_dir / WEIGHTS, weights_only=True))
+    model.load_state_dict(load_torch_state(model_dir / WEIGHTS, weights_only=True))
     return model.eval(), meta
 
 

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from toolkit.core.errors import InputError
+from toolkit.core.models import load_torch_state
 from toolkit.ssm_limits.tasks import (
     POOL,
     SET_LETTERS,
@@ -277,7 +278,7 @@ def _resume(out: Path, settings: dict, rng: random.Random):
         raise InputError(f"{out}: --resume with {k} = {settings[k]!r}, but the saved run has {saved.get(k)!r}")
     model = AutoModelForCausalLM.from_pretrained(out)
     opt = torch.optim.AdamW(model.parameters(), lr=settings["lr"], weight_decay=0.01)
-    state = torch.load(out / STATE, weights_only=False)
+    state = load_torch_state(out / STATE)
     opt.load_state_dict(state["optimizer"])
     rng.setstate(state["rng"])
     torch.set_rng_state(state["torch_rng"])
