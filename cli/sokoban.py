@@ -157,7 +157,8 @@ def train(
     seed: SeedOpt = None,
 ):
     """Train an agent with PPO on freshly generated train-split levels; writes config.json, model.safetensors,
-    train_log.json and prints one sokoban.trained record.
+    train_log.json, optimizer.safetensors (Adam's moments, which --init continues) and prints one sokoban.trained
+    record.
 
     Example: reason --seed 0 sokoban train -o assets/sokoban/agent --minutes 30
     Continue it: reason --seed 1 sokoban train -o AGENT2 --init assets/sokoban/agent --envs 256 --minutes 60
@@ -184,7 +185,8 @@ def train(
     grid = _size(size)
     cfg = AgentConfig(arch=kind, depth=depth, ticks=ticks, channels=channels, grid=grid,
                       encoder_relu=True if encoder_relu is None else encoder_relu)
-    start, earlier = (None, None) if init is None else continue_from(init, cfg, relu_given=encoder_relu is not None)
+    start, earlier, moments = ((None, None, None) if init is None
+                               else continue_from(init, cfg, relu_given=encoder_relu is not None))
     if start is not None:
         cfg.encoder_relu = start.cfg.encoder_relu
     t0 = time.time()
@@ -198,16 +200,16 @@ def train(
         if earlier is not None:
             log["continued_from"] = {"dir": str(init), "fingerprint": start.fingerprint,
                                      "frames": earlier.get("frames"), "seconds": earlier.get("seconds"),
-                                     "curriculum": curriculum}
+                                     "curriculum": curriculum, "adam_moments": "saved" if moments else "fresh"}
             log["total_frames"] = log["frames"] + int(earlier.get("total_frames", earlier.get("frames", 0)))
         return log
 
     result = run(levels, cfg, PPOConfig(envs=envs), minutes * 60, s, moves=moves, init=start, curriculum=curriculum,
                  checkpoint=None if checkpoint_minutes <= 0 else
-                 lambda agent, run_log: save_agent(agent, out_dir, full_log(run_log)),
-                 checkpoint_seconds=checkpoint_minutes * 60)
+                 lambda agent, run_log, adam: save_agent(agent, out_dir, full_log(run_log), moments=adam),
+                 checkpoint_seconds=checkpoint_minutes * 60, moments=moments)
     log = full_log(result.log)
-    save_agent(result.agent, out_dir, log)
+    save_agent(result.agent, out_dir, log, moments=result.moments)
     size_bytes = sum(f.stat().st_size for f in out_dir.iterdir())
     with open_writer(None) as writer:
         writer.write(make_record("sokoban.trained", dir=str(out_dir), arch=kind, depth=depth, ticks=ticks,

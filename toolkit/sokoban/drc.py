@@ -127,13 +127,20 @@ class DRCAgent(nn.Module):
         return self.policy(z), self.baseline(z).squeeze(-1), state
 
 
-def save_agent(agent: DRCAgent, out: Path, log: dict | None = None, half: bool = True) -> None:
+MOMENTS = "optimizer.safetensors"
+
+
+def save_agent(agent: DRCAgent, out: Path, log: dict | None = None, half: bool = True,
+               moments: dict | None = None) -> None:
+    """config.json and model.safetensors, with train_log.json and the optimizer's `moments` (optimizer.safetensors,
+    tied to these weights by their hash) where given."""
     from safetensors.torch import save_file
 
     out.mkdir(parents=True, exist_ok=True)
     # each file is written beside its name and moved into place, so a run stopped mid-write (a training
     # checkpoint) leaves the previous complete file, never a truncated one
-    names = ("config.json", "model.safetensors") + (() if log is None else ("train_log.json",))
+    names = (("config.json", "model.safetensors") + (() if log is None else ("train_log.json",))
+             + (() if moments is None else (MOMENTS,)))
     tmp = {name: out / f".{name}.tmp" for name in names}
     tmp["config.json"].write_text(json.dumps({**agent.cfg.to_json(), "config_hash": agent.cfg.digest()},
                                              indent=1) + "\n")
@@ -143,6 +150,10 @@ def save_agent(agent: DRCAgent, out: Path, log: dict | None = None, half: bool =
     save_file(tensors, str(tmp["model.safetensors"]))
     if log is not None:
         tmp["train_log.json"].write_text(json.dumps(log, indent=1) + "\n")
+    if moments is not None:
+        weights_hash = hashlib.sha256(tmp["model.safetensors"].read_bytes()).hexdigest()
+        save_file({k: v.contiguous() for k, v in moments.items()}, str(tmp[MOMENTS]),
+                  metadata={"model_sha256": weights_hash})
     for name, path in tmp.items():
         path.replace(out / name)
 

@@ -6,6 +6,7 @@ widened as they get solved) and a 1 -> 2 box curriculum (2-box levels join once 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -17,7 +18,7 @@ import torch
 
 from toolkit.core import console
 from toolkit.core.errors import InputError
-from toolkit.sokoban.drc import AgentConfig, DRCAgent, load_agent
+from toolkit.sokoban.drc import MOMENTS, AgentConfig, DRCAgent, load_agent
 from toolkit.sokoban.env import CAP, BatchEnv
 from toolkit.sokoban.levels import Level
 
@@ -63,6 +64,33 @@ class PPOConfig:
 class TrainResult:
     agent: DRCAgent
     log: dict = field(default_factory=dict)
+    moments: dict = field(default_factory=dict)  # Adam's state per parameter, for the next chunk (adam_moments)
+
+
+def adam_moments(opt: torch.optim.Adam, agent: DRCAgent) -> dict[str, torch.Tensor]:
+    """Adam's step count and first and second moments per named parameter. bfloat16 keeps the file at half the
+    float32 size with float32's range (squared gradients of ~1e-10 underflow float16)."""
+    names = {id(p): n for n, p in agent.named_parameters()}
+    out = {}
+    for group in opt.param_groups:
+        for p in group["params"]:
+            st = opt.state.get(p)
+            if st:
+                n = names[id(p)]
+                out[f"exp_avg.{n}"] = st["exp_avg"].detach().to(torch.bfloat16)
+                out[f"exp_avg_sq.{n}"] = st["exp_avg_sq"].detach().to(torch.bfloat16)
+                out[f"step.{n}"] = torch.tensor([float(st["step"])])
+    return out
+
+
+def restore_moments(opt: torch.optim.Adam, agent: DRCAgent, moments: dict[str, torch.Tensor]) -> None:
+    """Put saved moments back, so a continued chunk takes the steps the uninterrupted run would have taken (Adam's
+    first steps from fresh moments are lr-sized for every weight, whatever its gradient history)."""
+    for n, p in agent.named_parameters():
+        if f"step.{n}" in moments:
+            opt.state[p] = {"step": torch.tensor(float(moments[f"step.{n}"][0])),
+                            "exp_avg": moments[f"exp_avg.{n}"].float().clone(),
+                            "exp_avg_sq": moments[f"exp_avg_sq.{n}"].float().clone()}
 
 
 def _curriculum_weights(levels: list[Level], two_share: float, moves: np.ndarray | None = None,
@@ -83,14 +111,15 @@ def _curriculum_weights(levels: list[Level], two_share: float, moves: np.ndarray
 
 def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float, seed: int,
           max_updates: int | None = None, moves: list[int] | None = None, init: DRCAgent | None = None,
-          curriculum: dict | None = None, checkpoint: Callable[[DRCAgent, dict], None] | None = None,
-          checkpoint_seconds: float = 600.0) -> TrainResult:
+          curriculum: dict | None = None, checkpoint: Callable[[DRCAgent, dict, dict], None] | None = None,
+          checkpoint_seconds: float = 600.0, moments: dict | None = None) -> TrainResult:
     """PPO for `seconds` (or `max_updates`); `moves` (optimal moves per level) enables the difficulty curriculum.
 
-    `init` continues from a trained agent (fresh optimizer moments); `curriculum` ({"two_box_share", "max_moves"},
-    where an earlier run ended) resumes both curricula there instead of restarting them from 1 box and 3 moves.
-    `checkpoint(agent, log)` is called every `checkpoint_seconds` with the log so far (marked "partial"), so that a
-    long run stopped from outside keeps its last checkpoint.
+    `init` continues from a trained agent, with Adam's `moments` of its run where given (else fresh);
+    `curriculum` ({"two_box_share", "max_moves"}, where an earlier run ended) resumes both curricula there instead
+    of restarting them from 1 box and 3 moves. `checkpoint(agent, log, moments)` is called every
+    `checkpoint_seconds` with the log so far (marked "partial"), so that a long run stopped from outside keeps its
+    last checkpoint.
     """
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -103,6 +132,8 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
     # the steps ~10x smaller than lr and the 20-minute agent stayed uniform)
     per_minibatch = ppo.unroll * max(1, ppo.envs // ppo.minibatches)
     opt = torch.optim.Adam(agent.parameters(), lr=ppo.lr, eps=ppo.adam_eps / per_minibatch)
+    if moments:
+        restore_moments(opt, agent, moments)
     env = BatchEnv(levels, ppo.envs, seed=seed, cap=ppo.cap)
     two_share = 0.0
     move_arr = None if moves is None else np.asarray(moves)
@@ -212,15 +243,15 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
             console.info(f"update {update} frames {frames} 1-box {row['solve_1box']} 2-box {row['solve_2box']} "
                          f"max moves {row['max_moves']}")
         if checkpoint is not None and time.time() - last_checkpoint >= checkpoint_seconds:
-            checkpoint(agent, {**log_so_far(), "partial": True})
+            checkpoint(agent, {**log_so_far(), "partial": True}, adam_moments(opt, agent))
             last_checkpoint = time.time()
     agent.eval()
-    return TrainResult(agent, log_so_far())
+    return TrainResult(agent, log_so_far(), adam_moments(opt, agent))
 
 
-def continue_from(path: Path, cfg: AgentConfig, relu_given: bool = True) -> tuple[DRCAgent, dict]:
-    """The agent to continue training and its training log; its shape (and encoder ReLU, where asked for) must be
-    the one asked for."""
+def continue_from(path: Path, cfg: AgentConfig, relu_given: bool = True) -> tuple[DRCAgent, dict, dict | None]:
+    """The agent to continue training, its training log and its run's Adam moments (None: none saved, or saved for
+    other weights); its shape (and encoder ReLU, where asked for) must be the one asked for."""
     agent = load_agent(path)
     if relu_given and agent.cfg.encoder_relu != cfg.encoder_relu:
         raise InputError(f"--init {path}: agent has encoder_relu={agent.cfg.encoder_relu}, the options ask for "
@@ -236,7 +267,28 @@ def continue_from(path: Path, cfg: AgentConfig, relu_given: bool = True) -> tupl
         earlier = json.loads(log_file.read_text()) if log_file.is_file() else {}
     except json.JSONDecodeError as exc:
         raise InputError(f"{log_file}: not JSON ({exc})") from None
-    return agent, earlier
+    return agent, earlier, saved_moments(Path(path), agent)
+
+
+def saved_moments(path: Path, agent: DRCAgent) -> dict | None:
+    """The optimizer moments saved with this agent's weights; a damaged file or one of another shape is an input
+    error, one left from other weights (the model rewritten since) is skipped with a warning."""
+    from toolkit.core.models import load_tensors
+
+    file = path / MOMENTS
+    if not file.is_file():
+        return None
+    moments, meta = load_tensors(file)
+    if meta.get("model_sha256") != hashlib.sha256((path / "model.safetensors").read_bytes()).hexdigest():
+        console.warn(f"{file}: saved with other weights than {path / 'model.safetensors'}; fresh Adam moments")
+        return None
+    for n, p in agent.named_parameters():
+        for key in (f"exp_avg.{n}", f"exp_avg_sq.{n}"):
+            if key not in moments or tuple(moments[key].shape) != tuple(p.shape):
+                raise InputError(f"{file}: '{key}' is missing or not of shape {tuple(p.shape)}")
+        if f"step.{n}" not in moments:
+            raise InputError(f"{file}: 'step.{n}' is missing")
+    return moments
 
 
 def curriculum_end(log: dict) -> dict:
