@@ -151,6 +151,11 @@ def train(
     encoder_relu: Annotated[bool | None, typer.Option(
         "--encoder-relu/--raw-encoder", help="ReLU on the encoder output (the shipped agents) or the raw conv output "
         "(the official DRCNet). Default: the --init agent's, else --encoder-relu.")] = None,
+    gamma: Annotated[float | None, typer.Option(
+        "--gamma", min=0.0, max=1.0, help="Discount (default 0.9, which learns fastest from scratch on CPU; the "
+        "official run's 0.97 weighs later box placements more, for continuing a competent agent).")] = None,
+    lam: Annotated[float | None, typer.Option("--lambda", min=0.0, max=1.0,
+                                              help="GAE lambda (default 0.9; official 0.97).")] = None,
     checkpoint_minutes: Annotated[float, typer.Option(
         "--checkpoint-minutes", min=0, help="Write the agent directory (its train_log.json marked partial) every "
         "this many minutes of training, so a stopped run keeps its last checkpoint; 0: only at the end.")] = 10.0,
@@ -204,7 +209,10 @@ def train(
             log["total_frames"] = log["frames"] + int(earlier.get("total_frames", earlier.get("frames", 0)))
         return log
 
-    result = run(levels, cfg, PPOConfig(envs=envs), minutes * 60, s, moves=moves, init=start, curriculum=curriculum,
+    ppo = PPOConfig(envs=envs)
+    ppo.gamma = ppo.gamma if gamma is None else gamma
+    ppo.lam = ppo.lam if lam is None else lam
+    result = run(levels, cfg, ppo, minutes * 60, s, moves=moves, init=start, curriculum=curriculum,
                  checkpoint=None if checkpoint_minutes <= 0 else
                  lambda agent, run_log, adam: save_agent(agent, out_dir, full_log(run_log), moments=adam),
                  checkpoint_seconds=checkpoint_minutes * 60, moments=moments)
