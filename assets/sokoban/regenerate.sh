@@ -106,23 +106,40 @@ if [ "$STAGE3" != 0 ]; then
       --probes "$OUT/work/P3s.safetensors" --alphas 0.5,1,2,4 | { grep intervention_summary || true; } > "$S3/interventions-summary.jsonl"
   fi
 fi
-# chunk 1 of the 8x8 agents (resume points; not the default agent): DRC(2,2) and the paper's DRC(3,3), both C = 16
-# and the official raw encoder, EIGHT minutes each from scratch on 10000 8x8 levels of 1-3 boxes (seed 20); then
-# their solve rates, the random policy and a small probe run (1500 / 500 episodes, one seed). EIGHT=0 skips it.
+# the 8x8 agents (resume points; not the default agent): DRC(2,2) and the paper's DRC(3,3), both C = 16 and the
+# official raw encoder, on 10000 8x8 levels of 1-3 boxes: chunk 1 EIGHT minutes from scratch (seed 20), chunk 2
+# EIGHT2 minutes continued (seed 21); then their solve rates and thinking curves (the test levels, 600 hard 3-box
+# levels and 1000 more to confirm), the random policy, a small probe run (1500 / 500 episodes, one seed) and the interventions writing its
+# 1x1 CA probes on 8x8 val cases. EIGHT=0 skips it.
 EIGHT=${EIGHT:-95}
+EIGHT2=${EIGHT2:-82}
 if [ "$EIGHT" != 0 ]; then
   S8="$OUT/results/8x8"; mkdir -p "$S8"
   timed $R --seed 0 sokoban gen --size 8 --boxes 1,2,3 --n "$N_TEST" --max-moves 60 --split test -o "$OUT/levels/test-8x8.txt"
+  timed $R --seed 0 sokoban gen --size 8 --boxes 1,2,3 --n "$N_TEST" --max-moves 60 --split val -o "$OUT/work/val-8x8.txt"
+  timed $R --seed 9400 sokoban gen --size 8 --boxes 3 --min-moves 14 --max-moves 60 --n $(( N_TEST * 3 / 5 )) --split test \
+    -o "$OUT/work/hard-8x8.txt"
+  # a second, larger hard set (seed 9500) to confirm or refute what the first one shows
+  timed $R --seed 9500 sokoban gen --size 8 --boxes 3 --min-moves 14 --max-moves 60 --n "$N_TEST" --split test \
+    -o "$OUT/work/hard-confirm-8x8.txt"
   timed $R --seed 1 sokoban gen --size 8 --boxes 1,2,3 --n $(( EPISODES / 2 )) --max-moves 60 --split train \
     -o "$OUT/work/probe-train-8x8.txt"
   timed $R --seed 0 sokoban play "$OUT/levels/test-8x8.txt" --agent random --no-episodes > "$S8/random.jsonl"
+  timed $R --seed 0 sokoban play "$OUT/work/hard-8x8.txt" --agent random --no-episodes > "$S8/random-hard.jsonl"
   for arch in 2,2 3,3; do
-    tag=drc${arch/,/}; dir="$OUT/agent-8x8"; [ "$tag" = drc33 ] && dir="$OUT/agent-8x8-drc33"
+    tag=drc${arch/,/}; dir="$OUT/agent-8x8"; alphas=8,16,32,64
+    [ "$tag" = drc33 ] && dir="$OUT/agent-8x8-drc33" && alphas=4,8,16,32,64
     if [ ! -f "$dir/model.safetensors" ]; then
-      timed $R --seed 20 sokoban train -o "$dir" --arch "$arch" --channels 16 --size 8 --boxes 1,2,3 --envs 256 \
-        --levels 10000 --max-moves 60 --raw-encoder --minutes "$EIGHT" > "$S8/trained-$tag.jsonl"
+      timed $R --seed 20 sokoban train -o "$OUT/work/$tag-c1" --arch "$arch" --channels 16 --size 8 --boxes 1,2,3 \
+        --envs 256 --levels 10000 --max-moves 60 --raw-encoder --minutes "$EIGHT" > "$S8/trained-$tag-c1.jsonl"
+      timed $R --seed 21 sokoban train -o "$dir" --init "$OUT/work/$tag-c1" --arch "$arch" --channels 16 --size 8 \
+        --boxes 1,2,3 --envs 256 --levels 10000 --max-moves 60 --minutes "$EIGHT2" > "$S8/trained-$tag-c2.jsonl"
+      cp "$OUT/work/$tag-c1/train_log.json" "$dir/train_log-chunk1.json"  # the learning curve's first part
     fi
     timed $R sokoban play "$OUT/levels/test-8x8.txt" --agent "$dir" --think 0,1,2,4 --no-episodes > "$S8/solve_rates-$tag.jsonl"
+    timed $R sokoban play "$OUT/work/hard-8x8.txt" --agent "$dir" --think 0,1,2,4 --no-episodes > "$S8/solve_rates-hard-$tag.jsonl"
+    timed $R sokoban play "$OUT/work/hard-confirm-8x8.txt" --agent "$dir" --think 0,1,2,4 --no-episodes \
+      > "$S8/solve_rates-hard-confirm-$tag.jsonl"
     timed $R --seed 0 sokoban collect "$OUT/work/probe-train-8x8.txt" --agent "$dir" --episodes $(( EPISODES / 2 )) \
       -o "$OUT/work/A8$tag.safetensors"
     timed $R --seed 0 sokoban collect "$OUT/levels/test-8x8.txt" --agent "$dir" --episodes $(( N_TEST / 2 )) \
@@ -130,15 +147,14 @@ if [ "$EIGHT" != 0 ]; then
     timed $R --seed 0 sokoban probe --train "$OUT/work/A8$tag.safetensors" --test "$OUT/work/B8$tag.safetensors" \
       --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 1 --fit logreg -o "$OUT/work/P8$tag.safetensors" \
       > "$S8/probes-$tag.jsonl"
+    # claim 3: cases on 8x8 val levels, the official protocol writing the 1x1 CA cell-state probes
+    timed $R sokoban cases "$OUT/work/val-8x8.txt" --agent "$dir" -o "$OUT/work/cases8$tag.jsonl"
+    if [ -s "$OUT/work/cases8$tag.jsonl" ]; then
+      timed $R --seed 0 sokoban intervene --agent "$dir" --cases "$OUT/work/cases8$tag.jsonl" \
+        --probes "$OUT/work/P8$tag.safetensors" --alphas "$alphas" | { grep -v '"sokoban.intervention"' || true; } \
+        > "$S8/interventions-$tag.jsonl"
+    fi
   done
-  # claim 3 on the DRC(2,2): cases on 8x8 val levels, the official protocol writing its 1x1 probes
-  timed $R --seed 0 sokoban gen --size 8 --boxes 1,2,3 --n "$N_TEST" --max-moves 60 --split val -o "$OUT/work/val-8x8.txt"
-  timed $R sokoban cases "$OUT/work/val-8x8.txt" --agent "$OUT/agent-8x8" -o "$OUT/work/cases8.jsonl"
-  if [ -s "$OUT/work/cases8.jsonl" ]; then
-    timed $R --seed 0 sokoban intervene --agent "$OUT/agent-8x8" --cases "$OUT/work/cases8.jsonl" \
-      --probes "$OUT/work/P8drc22.safetensors" --alphas 0.5,1,2,4,8,16 | { grep -v '"sokoban.intervention"' || true; } \
-      > "$S8/interventions-drc22.jsonl"
-  fi
 fi
 rm -rf "$OUT/work"
 log done
