@@ -109,8 +109,9 @@ fi
 # the 8x8 agents (resume points; not the default agent): DRC(2,2) and the paper's DRC(3,3), both C = 16 and the
 # official raw encoder, on 10000 8x8 levels of 1-3 boxes: chunk 1 EIGHT minutes from scratch (seed 20), chunk 2
 # EIGHT2 minutes continued (seed 21); then their solve rates and thinking curves (the test levels, 600 hard 3-box
-# levels and 1000 more to confirm), the random policy, a small probe run (1500 / 500 episodes, one seed) and the interventions writing its
-# 1x1 CA probes on 8x8 val cases. EIGHT=0 skips it.
+# levels and 1000 more to confirm), the random policy, a small probe run (1500 / 500 episodes, one seed), the
+# full-size one (EPISODES / N_TEST episodes, 5 seeds) and the interventions writing the small run's 1x1 CA probes on
+# 8x8 val cases. EIGHT=0 skips it.
 EIGHT=${EIGHT:-95}
 EIGHT2=${EIGHT2:-82}
 if [ "$EIGHT" != 0 ]; then
@@ -147,6 +148,17 @@ if [ "$EIGHT" != 0 ]; then
     timed $R --seed 0 sokoban probe --train "$OUT/work/A8$tag.safetensors" --test "$OUT/work/B8$tag.safetensors" \
       --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 1 --fit logreg -o "$OUT/work/P8$tag.safetensors" \
       > "$S8/probes-$tag.jsonl"
+    # the full-size probe run: EPISODES / N_TEST episodes (probe-train levels: the first EPISODES of seed 1), 5 seeds
+    timed $R --seed 1 sokoban gen --size 8 --boxes 1,2,3 --n "$EPISODES" --max-moves 60 --split train \
+      -o "$OUT/work/probe-train-full-8x8.txt"
+    timed $R --seed 0 sokoban collect "$OUT/work/probe-train-full-8x8.txt" --agent "$dir" --episodes "$EPISODES" \
+      -o "$OUT/work/AF8$tag.safetensors"
+    timed $R --seed 0 sokoban collect "$OUT/levels/test-8x8.txt" --agent "$dir" --episodes "$N_TEST" \
+      -o "$OUT/work/BF8$tag.safetensors"
+    timed $R --seed 0 sokoban probe --train "$OUT/work/AF8$tag.safetensors" --test "$OUT/work/BF8$tag.safetensors" \
+      --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/PF8$tag.safetensors" \
+      > "$S8/probes-full-$tag.jsonl"
+    rm -f "$OUT/work/AF8$tag.safetensors" "$OUT/work/BF8$tag.safetensors"
     # claim 3: cases on 8x8 val levels, the official protocol writing the 1x1 CA cell-state probes
     timed $R sokoban cases "$OUT/work/val-8x8.txt" --agent "$dir" -o "$OUT/work/cases8$tag.jsonl"
     if [ -s "$OUT/work/cases8$tag.jsonl" ]; then
