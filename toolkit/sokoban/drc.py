@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from toolkit.core import console
 from toolkit.core.errors import InputError
 from toolkit.sokoban.env import ACTIONS, CHANNELS, N_ACTIONS, N_CHANNELS
 
@@ -151,11 +152,35 @@ def save_agent(agent: DRCAgent, out: Path, log: dict | None = None, half: bool =
     if log is not None:
         tmp["train_log.json"].write_text(json.dumps(log, indent=1) + "\n")
     if moments is not None:
-        weights_hash = hashlib.sha256(tmp["model.safetensors"].read_bytes()).hexdigest()
         save_file({k: v.contiguous() for k, v in moments.items()}, str(tmp[MOMENTS]),
-                  metadata={"model_sha256": weights_hash})
+                  metadata={"model_sha256": _sha256(tmp["model.safetensors"])})
     for name, path in tmp.items():
         path.replace(out / name)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def saved_moments(path: Path, agent: DRCAgent) -> dict | None:
+    """The optimizer moments saved with this agent's weights; a damaged file or one of another shape is an input
+    error, one left from other weights (the model rewritten since) is skipped with a warning."""
+    from toolkit.core.models import load_tensors
+
+    file = path / MOMENTS
+    if not file.is_file():
+        return None
+    moments, meta = load_tensors(file)
+    if meta.get("model_sha256") != _sha256(path / "model.safetensors"):
+        console.warn(f"{file}: saved with other weights than {path / 'model.safetensors'}; fresh Adam moments")
+        return None
+    for n, p in agent.named_parameters():
+        for key in (f"exp_avg.{n}", f"exp_avg_sq.{n}"):
+            if key not in moments or tuple(moments[key].shape) != tuple(p.shape):
+                raise InputError(f"{file}: '{key}' is missing or not of shape {tuple(p.shape)}")
+        if f"step.{n}" not in moments:
+            raise InputError(f"{file}: 'step.{n}' is missing")
+    return moments
 
 
 def load_agent(path: str | Path) -> DRCAgent:

@@ -6,7 +6,6 @@ widened as they get solved) and a 1 -> 2 box curriculum (2-box levels join once 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -18,7 +17,7 @@ import torch
 
 from toolkit.core import console
 from toolkit.core.errors import InputError
-from toolkit.sokoban.drc import MOMENTS, AgentConfig, DRCAgent, load_agent
+from toolkit.sokoban.drc import AgentConfig, DRCAgent, load_agent, saved_moments
 from toolkit.sokoban.env import CAP, BatchEnv
 from toolkit.sokoban.levels import Level
 
@@ -268,27 +267,6 @@ def continue_from(path: Path, cfg: AgentConfig, relu_given: bool = True) -> tupl
     except json.JSONDecodeError as exc:
         raise InputError(f"{log_file}: not JSON ({exc})") from None
     return agent, earlier, saved_moments(Path(path), agent)
-
-
-def saved_moments(path: Path, agent: DRCAgent) -> dict | None:
-    """The optimizer moments saved with this agent's weights; a damaged file or one of another shape is an input
-    error, one left from other weights (the model rewritten since) is skipped with a warning."""
-    from toolkit.core.models import load_tensors
-
-    file = path / MOMENTS
-    if not file.is_file():
-        return None
-    moments, meta = load_tensors(file)
-    if meta.get("model_sha256") != hashlib.sha256((path / "model.safetensors").read_bytes()).hexdigest():
-        console.warn(f"{file}: saved with other weights than {path / 'model.safetensors'}; fresh Adam moments")
-        return None
-    for n, p in agent.named_parameters():
-        for key in (f"exp_avg.{n}", f"exp_avg_sq.{n}"):
-            if key not in moments or tuple(moments[key].shape) != tuple(p.shape):
-                raise InputError(f"{file}: '{key}' is missing or not of shape {tuple(p.shape)}")
-        if f"step.{n}" not in moments:
-            raise InputError(f"{file}: 'step.{n}' is missing")
-    return moments
 
 
 def curriculum_end(log: dict) -> dict:
