@@ -195,13 +195,17 @@ def train(
     if start is not None:
         cfg.encoder_relu = start.cfg.encoder_relu
     t0 = time.time()
-    made = generate(levels_n, grid, _ints(boxes, "--boxes", 1), max_moves, "train", s, min_moves)
+    box_counts = _ints(boxes, "--boxes", 1)
+    made = generate(levels_n, grid, box_counts, max_moves, "train", s, min_moves)
     levels, moves = [lv for lv, _, _ in made], [m for _, m, _ in made]
     gen_s = time.time() - t0
     curriculum = None if earlier is None else curriculum_end(earlier)
 
     def full_log(run_log: dict) -> dict:
-        log = {**run_log, "levels": levels_n, "generation_seconds": round(gen_s, 1), "command_seed": s}
+        # the level pool's spec, so a chunk continued on other levels (e.g. harder ones) says so in its log
+        log = {**run_log, "levels": levels_n, "level_spec": {"grid": list(grid), "boxes": box_counts,
+                                                              "min_moves": min_moves, "max_moves": max_moves},
+               "generation_seconds": round(gen_s, 1), "command_seed": s}
         if earlier is not None:
             log["continued_from"] = {"dir": str(init), "fingerprint": start.fingerprint,
                                      "frames": earlier.get("frames"), "seconds": earlier.get("seconds"),

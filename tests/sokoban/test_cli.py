@@ -120,10 +120,13 @@ def test_train_init_continues_the_agent_and_refuses_another_shape(tmp_path, caps
     assert code == 0, err
     (rec,) = [json.loads(line) for line in out.splitlines()]
     code, out, err = _main(capsys, monkeypatch, "--seed", "2", "sokoban", "train", "-o", str(second), *common,
-                           "--minutes", "0.02", "--init", str(first))
+                           "--minutes", "0.02", "--init", str(first), "--min-moves", "2")
     assert code == 0, err
     log = json.loads((second / "train_log.json").read_text())
     before = json.loads((first / "train_log.json").read_text())
+    # each log names its own level pool: the continuation ran on levels of >= 2 optimal moves
+    assert before["level_spec"] == {"grid": [4, 4], "boxes": [1], "min_moves": 1, "max_moves": 8}
+    assert log["level_spec"] == {**before["level_spec"], "min_moves": 2}
     cont = log["continued_from"]
     assert cont["dir"] == str(first) and cont["frames"] == rec["frames"] == before["frames"]
     assert cont["curriculum"] == before["curriculum_end"]
