@@ -125,8 +125,41 @@ if [ "$EIGHT" != 0 ]; then
     -o "$OUT/work/hard-confirm-8x8.txt"
   timed $R --seed 1 sokoban gen --size 8 --boxes 1,2,3 --n $(( EPISODES / 2 )) --max-moves 60 --split train \
     -o "$OUT/work/probe-train-8x8.txt"
+  # the full-size probe run's training levels: the first EPISODES of seed 1
+  timed $R --seed 1 sokoban gen --size 8 --boxes 1,2,3 --n "$EPISODES" --max-moves 60 --split train \
+    -o "$OUT/work/probe-train-full-8x8.txt"
   timed $R --seed 0 sokoban play "$OUT/levels/test-8x8.txt" --agent random --no-episodes > "$S8/random.jsonl"
   timed $R --seed 0 sokoban play "$OUT/work/hard-8x8.txt" --agent random --no-episodes > "$S8/random-hard.jsonl"
+  # solve rates and thinking curves, the small and the full-size probe runs and the interventions of one agent
+  measure8() {  # TAG DIR ALPHAS
+    timed $R sokoban play "$OUT/levels/test-8x8.txt" --agent "$2" --think 0,1,2,4 --no-episodes > "$S8/solve_rates-$1.jsonl"
+    timed $R sokoban play "$OUT/work/hard-8x8.txt" --agent "$2" --think 0,1,2,4 --no-episodes > "$S8/solve_rates-hard-$1.jsonl"
+    timed $R sokoban play "$OUT/work/hard-confirm-8x8.txt" --agent "$2" --think 0,1,2,4 --no-episodes \
+      > "$S8/solve_rates-hard-confirm-$1.jsonl"
+    timed $R --seed 0 sokoban collect "$OUT/work/probe-train-8x8.txt" --agent "$2" --episodes $(( EPISODES / 2 )) \
+      -o "$OUT/work/A8$1.safetensors"
+    timed $R --seed 0 sokoban collect "$OUT/levels/test-8x8.txt" --agent "$2" --episodes $(( N_TEST / 2 )) \
+      -o "$OUT/work/B8$1.safetensors"
+    timed $R --seed 0 sokoban probe --train "$OUT/work/A8$1.safetensors" --test "$OUT/work/B8$1.safetensors" \
+      --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 1 --fit logreg -o "$OUT/work/P8$1.safetensors" \
+      > "$S8/probes-$1.jsonl"
+    # the full-size probe run: EPISODES / N_TEST episodes, 5 seeds
+    timed $R --seed 0 sokoban collect "$OUT/work/probe-train-full-8x8.txt" --agent "$2" --episodes "$EPISODES" \
+      -o "$OUT/work/AF8$1.safetensors"
+    timed $R --seed 0 sokoban collect "$OUT/levels/test-8x8.txt" --agent "$2" --episodes "$N_TEST" \
+      -o "$OUT/work/BF8$1.safetensors"
+    timed $R --seed 0 sokoban probe --train "$OUT/work/AF8$1.safetensors" --test "$OUT/work/BF8$1.safetensors" \
+      --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/PF8$1.safetensors" \
+      > "$S8/probes-full-$1.jsonl"
+    rm -f "$OUT/work/AF8$1.safetensors" "$OUT/work/BF8$1.safetensors"
+    # claim 3: cases on 8x8 val levels, the official protocol writing the 1x1 CA cell-state probes
+    timed $R sokoban cases "$OUT/work/val-8x8.txt" --agent "$2" -o "$OUT/work/cases8$1.jsonl"
+    if [ -s "$OUT/work/cases8$1.jsonl" ]; then
+      timed $R --seed 0 sokoban intervene --agent "$2" --cases "$OUT/work/cases8$1.jsonl" \
+        --probes "$OUT/work/P8$1.safetensors" --alphas "$3" | { grep -v '"sokoban.intervention"' || true; } \
+        > "$S8/interventions-$1.jsonl"
+    fi
+  }
   for arch in 2,2 3,3; do
     tag=drc${arch/,/}; dir="$OUT/agent-8x8"; alphas=8,16,32,64
     [ "$tag" = drc33 ] && dir="$OUT/agent-8x8-drc33" && alphas=4,8,16,32,64
@@ -137,36 +170,32 @@ if [ "$EIGHT" != 0 ]; then
         --boxes 1,2,3 --envs 256 --levels 10000 --max-moves 60 --minutes "$EIGHT2" > "$S8/trained-$tag-c2.jsonl"
       cp "$OUT/work/$tag-c1/train_log.json" "$dir/train_log-chunk1.json"  # the learning curve's first part
     fi
-    timed $R sokoban play "$OUT/levels/test-8x8.txt" --agent "$dir" --think 0,1,2,4 --no-episodes > "$S8/solve_rates-$tag.jsonl"
-    timed $R sokoban play "$OUT/work/hard-8x8.txt" --agent "$dir" --think 0,1,2,4 --no-episodes > "$S8/solve_rates-hard-$tag.jsonl"
-    timed $R sokoban play "$OUT/work/hard-confirm-8x8.txt" --agent "$dir" --think 0,1,2,4 --no-episodes \
-      > "$S8/solve_rates-hard-confirm-$tag.jsonl"
-    timed $R --seed 0 sokoban collect "$OUT/work/probe-train-8x8.txt" --agent "$dir" --episodes $(( EPISODES / 2 )) \
-      -o "$OUT/work/A8$tag.safetensors"
-    timed $R --seed 0 sokoban collect "$OUT/levels/test-8x8.txt" --agent "$dir" --episodes $(( N_TEST / 2 )) \
-      -o "$OUT/work/B8$tag.safetensors"
-    timed $R --seed 0 sokoban probe --train "$OUT/work/A8$tag.safetensors" --test "$OUT/work/B8$tag.safetensors" \
-      --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 1 --fit logreg -o "$OUT/work/P8$tag.safetensors" \
-      > "$S8/probes-$tag.jsonl"
-    # the full-size probe run: EPISODES / N_TEST episodes (probe-train levels: the first EPISODES of seed 1), 5 seeds
-    timed $R --seed 1 sokoban gen --size 8 --boxes 1,2,3 --n "$EPISODES" --max-moves 60 --split train \
-      -o "$OUT/work/probe-train-full-8x8.txt"
-    timed $R --seed 0 sokoban collect "$OUT/work/probe-train-full-8x8.txt" --agent "$dir" --episodes "$EPISODES" \
-      -o "$OUT/work/AF8$tag.safetensors"
-    timed $R --seed 0 sokoban collect "$OUT/levels/test-8x8.txt" --agent "$dir" --episodes "$N_TEST" \
-      -o "$OUT/work/BF8$tag.safetensors"
-    timed $R --seed 0 sokoban probe --train "$OUT/work/AF8$tag.safetensors" --test "$OUT/work/BF8$tag.safetensors" \
-      --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/PF8$tag.safetensors" \
-      > "$S8/probes-full-$tag.jsonl"
-    rm -f "$OUT/work/AF8$tag.safetensors" "$OUT/work/BF8$tag.safetensors"
-    # claim 3: cases on 8x8 val levels, the official protocol writing the 1x1 CA cell-state probes
-    timed $R sokoban cases "$OUT/work/val-8x8.txt" --agent "$dir" -o "$OUT/work/cases8$tag.jsonl"
-    if [ -s "$OUT/work/cases8$tag.jsonl" ]; then
-      timed $R --seed 0 sokoban intervene --agent "$dir" --cases "$OUT/work/cases8$tag.jsonl" \
-        --probes "$OUT/work/P8$tag.safetensors" --alphas "$alphas" | { grep -v '"sokoban.intervention"' || true; } \
-        > "$S8/interventions-$tag.jsonl"
-    fi
+    measure8 "$tag" "$dir" "$alphas"
   done
+  # the resume chunks at the official discount (gamma = lambda = 0.97): the DRC(3,3)'s chunk 3 (RESUME3 minutes,
+  # seed 22) and chunk 4 (RESUME4 minutes, seed 23, Adam's moments continued), and the DRC(2,2)'s chunk 3 on harder
+  # levels (>= 10 optimal moves; RESUMEH minutes, seed 22); then chunk 3's solve rates and the other two measured like
+  # the agents above. RESUME3=0 skips them.
+  RESUME3=${RESUME3:-52}; RESUME4=${RESUME4:-75}; RESUMEH=${RESUMEH:-68}
+  if [ "$RESUME3" != 0 ]; then
+    C3="$OUT/resume/agent-8x8-drc33-c3"; C4="$OUT/resume/agent-8x8-drc33-c4"; CH="$OUT/resume/agent-8x8-c3h"
+    cont="--channels 16 --size 8 --boxes 1,2,3 --envs 256 --levels 10000 --max-moves 60 --gamma 0.97 --lambda 0.97"
+    if [ ! -f "$C4/model.safetensors" ]; then
+      timed $R --seed 22 sokoban train -o "$C3" --init "$OUT/agent-8x8-drc33" --arch 3,3 $cont --minutes "$RESUME3" \
+        > "$S8/trained-drc33-c3.jsonl"
+      timed $R --seed 23 sokoban train -o "$C4" --init "$C3" --arch 3,3 $cont --minutes "$RESUME4" \
+        > "$S8/trained-drc33-c4.jsonl"
+    fi
+    if [ ! -f "$CH/model.safetensors" ]; then
+      timed $R --seed 22 sokoban train -o "$CH" --init "$OUT/agent-8x8" --arch 2,2 $cont --min-moves 10 \
+        --minutes "$RESUMEH" > "$S8/trained-drc22-c3h.jsonl"
+    fi
+    timed $R sokoban play "$OUT/levels/test-8x8.txt" --agent "$C3" --think 0,1 --no-episodes > "$S8/solve_rates-c3-drc33.jsonl"
+    timed $R sokoban play "$OUT/work/hard-confirm-8x8.txt" --agent "$C3" --think 0,1 --no-episodes \
+      > "$S8/solve_rates-hard-confirm-c3-drc33.jsonl"
+    measure8 c4-drc33 "$C4" 4,8,16,32,64
+    measure8 c3h-drc22 "$CH" 8,16,32,64,128
+  fi
 fi
 rm -rf "$OUT/work"
 log done

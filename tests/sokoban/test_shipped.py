@@ -27,7 +27,9 @@ EIGHT = (300, (8, 8), [1, 2, 3], 60)
 @pytest.mark.parametrize("agent, results, levels", [
     ("agent", "solve_rates.jsonl", SIX), ("ff_agent", "ff.jsonl", SIX),
     ("agent-stage3", "stage3/solve_rates.jsonl", SIX), ("agent-8x8", "8x8/solve_rates-drc22.jsonl", EIGHT),
-    ("agent-8x8-drc33", "8x8/solve_rates-drc33.jsonl", EIGHT)])
+    ("agent-8x8-drc33", "8x8/solve_rates-drc33.jsonl", EIGHT),
+    ("resume/agent-8x8-drc33-c4", "8x8/solve_rates-c4-drc33.jsonl", EIGHT),
+    ("resume/agent-8x8-c3h", "8x8/solve_rates-c3h-drc22.jsonl", EIGHT)])
 def test_shipped_agent_within_five_points_of_readme_on_fresh_levels(agent, results, levels):
     from toolkit.sokoban.drc import load_agent
     from toolkit.sokoban.generate import generate
