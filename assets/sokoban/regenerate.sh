@@ -174,11 +174,13 @@ if [ "$EIGHT" != 0 ]; then
   done
   # the resume chunks at the official discount (gamma = lambda = 0.97): the DRC(3,3)'s chunk 3 (RESUME3 minutes,
   # seed 22) and chunk 4 (RESUME4 minutes, seed 23, Adam's moments continued), and the DRC(2,2)'s chunk 3 on harder
-  # levels (>= 10 optimal moves; RESUMEH minutes, seed 22); then chunk 3's solve rates and the other two measured like
-  # the agents above. RESUME3=0 skips them.
-  RESUME3=${RESUME3:-52}; RESUME4=${RESUME4:-75}; RESUMEH=${RESUMEH:-68}
+  # levels (>= 10 optimal moves; RESUMEH minutes, seed 22); then both lines one chunk further on harder levels still
+  # (2-3 boxes, >= 12 optimal moves, seed 24, RESUME5H minutes each: the DRC(3,3)'s chunk 5h, the DRC(2,2)'s chunk 4h);
+  # then chunk 3's solve rates and the others measured like the agents above. RESUME3=0 skips them.
+  RESUME3=${RESUME3:-52}; RESUME4=${RESUME4:-75}; RESUMEH=${RESUMEH:-68}; RESUME5H=${RESUME5H:-76}
   if [ "$RESUME3" != 0 ]; then
     C3="$OUT/resume/agent-8x8-drc33-c3"; C4="$OUT/resume/agent-8x8-drc33-c4"; CH="$OUT/resume/agent-8x8-c3h"
+    C5H="$OUT/resume/agent-8x8-drc33-c5h"; C4H="$OUT/resume/agent-8x8-c4h"
     cont="--channels 16 --size 8 --boxes 1,2,3 --envs 256 --levels 10000 --max-moves 60 --gamma 0.97 --lambda 0.97"
     if [ ! -f "$C4/model.safetensors" ]; then
       timed $R --seed 22 sokoban train -o "$C3" --init "$OUT/agent-8x8-drc33" --arch 3,3 $cont --minutes "$RESUME3" \
@@ -190,11 +192,36 @@ if [ "$EIGHT" != 0 ]; then
       timed $R --seed 22 sokoban train -o "$CH" --init "$OUT/agent-8x8" --arch 2,2 $cont --min-moves 10 \
         --minutes "$RESUMEH" > "$S8/trained-drc22-c3h.jsonl"
     fi
+    hard="--channels 16 --size 8 --boxes 2,3 --envs 256 --levels 10000 --min-moves 12 --max-moves 60 --gamma 0.97 --lambda 0.97"
+    if [ ! -f "$C5H/model.safetensors" ]; then
+      timed $R --seed 24 sokoban train -o "$C5H" --init "$C4" --arch 3,3 $hard --minutes "$RESUME5H" \
+        > "$S8/trained-drc33-c5h.jsonl"
+    fi
+    if [ ! -f "$C4H/model.safetensors" ]; then
+      timed $R --seed 24 sokoban train -o "$C4H" --init "$CH" --arch 2,2 $hard --minutes "$RESUME5H" \
+        > "$S8/trained-drc22-c4h.jsonl"
+    fi
     timed $R sokoban play "$OUT/levels/test-8x8.txt" --agent "$C3" --think 0,1 --no-episodes > "$S8/solve_rates-c3-drc33.jsonl"
     timed $R sokoban play "$OUT/work/hard-confirm-8x8.txt" --agent "$C3" --think 0,1 --no-episodes \
       > "$S8/solve_rates-hard-confirm-c3-drc33.jsonl"
     measure8 c4-drc33 "$C4" 4,8,16,32,64
     measure8 c3h-drc22 "$CH" 8,16,32,64,128
+    measure8 c5h-drc33 "$C5H" 4,8,16,32,64
+    measure8 c4h-drc22 "$C4H" 8,16,32,64,128
+    # the DRC(2,2) chunk 4h's thinking on fresh levels: 2000 hard ones (seed 9600) and 2000 of the test distribution
+    # (seed 9700), then its k = 2 on 2000 more (seed 9800) to confirm or refute the first
+    fresh_play() {  # NAME SEED THINK GEN-OPTIONS...
+      timed $R --seed "$2" sokoban gen --size 8 "${@:4}" --max-moves 60 --n $(( N_TEST * 2 )) --split test \
+        -o "$OUT/work/fresh-$1-8x8.txt"
+      timed $R sokoban play "$OUT/work/fresh-$1-8x8.txt" --agent "$C4H" --think "$3" --no-episodes \
+        > "$S8/solve_rates-fresh-$1-c4h-drc22.jsonl"
+    }
+    fresh_play hard 9600 0,2,4 --boxes 3 --min-moves 14
+    fresh_play test 9700 0,2,4 --boxes 1,2,3
+    fresh_play test2 9800 0,2 --boxes 1,2,3
+    # the DRC(2,2) chunk 4h's intervention inputs ship: tests replay its test half
+    cp "$OUT/work/P8c4h-drc22.safetensors" "$S8/probes-c4h-drc22.safetensors"
+    cp "$OUT/work/cases8c4h-drc22.jsonl" "$S8/cases-c4h-drc22.jsonl"
   fi
 fi
 rm -rf "$OUT/work"

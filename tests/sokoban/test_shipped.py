@@ -29,7 +29,9 @@ EIGHT = (300, (8, 8), [1, 2, 3], 60)
     ("agent-stage3", "stage3/solve_rates.jsonl", SIX), ("agent-8x8", "8x8/solve_rates-drc22.jsonl", EIGHT),
     ("agent-8x8-drc33", "8x8/solve_rates-drc33.jsonl", EIGHT),
     ("resume/agent-8x8-drc33-c4", "8x8/solve_rates-c4-drc33.jsonl", EIGHT),
-    ("resume/agent-8x8-c3h", "8x8/solve_rates-c3h-drc22.jsonl", EIGHT)])
+    ("resume/agent-8x8-c3h", "8x8/solve_rates-c3h-drc22.jsonl", EIGHT),
+    ("resume/agent-8x8-drc33-c5h", "8x8/solve_rates-c5h-drc33.jsonl", EIGHT),
+    ("resume/agent-8x8-c4h", "8x8/solve_rates-c4h-drc22.jsonl", EIGHT)])
 def test_shipped_agent_within_five_points_of_readme_on_fresh_levels(agent, results, levels):
     from toolkit.sokoban.drc import load_agent
     from toolkit.sokoban.generate import generate
@@ -77,3 +79,21 @@ def _ten_test_cases():
 def test_best_alpha_redirects_ten_shipped_cases_random_vectors_do_not():
     probe, rand = _ten_test_cases()
     assert probe >= 5 and rand <= 2, (probe, rand)
+
+
+def test_c4h_interventions_meet_the_claim_on_the_test_half():
+    """Claim 3 with the DRC(2,2) chunk 4h: its shipped small-run CA probes, written by the official protocol at the
+    sweep's (layer, alpha), redirect >= 50% of the test-half cases, >= 30 points more than random vectors."""
+    from toolkit.sokoban.drc import load_agent
+    from toolkit.sokoban.interventions import run_cases, success_rate
+    from toolkit.sokoban.probes import load_probes, probe_key
+
+    agent = load_agent(asset_path("sokoban/resume/agent-8x8-c4h"))
+    (best,) = _records("results/8x8/interventions-c4h-drc22.jsonl", "sokoban.intervention_summary")
+    cases = [c for c in _records("results/8x8/cases-c4h-drc22.jsonl", "sokoban.case") if c["half"] == "test"]
+    weight = load_probes(asset_path("sokoban/results/8x8/probes-c4h-drc22.safetensors"),
+                         agent.fingerprint)[probe_key("CA", "cell", best["layer"], 1)][0]
+    probe, rand = (success_rate(run_cases(agent, cases, weight, best["layer"], best["alpha"], arm=arm, seed=0))
+                   for arm in ("probe", "random"))
+    assert (probe, rand) == (best["success"]["probe"], best["success"]["random"])
+    assert probe >= 0.50 and probe - rand >= 0.30, (probe, rand)
