@@ -57,20 +57,27 @@ def test_show_gif_on_shipped_probes(tmp_path, capsys, monkeypatch):
     assert gif["frames"] == len(plans) == Image.open(tmp_path / "plan.gif").n_frames
 
 
-def _ten_test_cases():
+def _replay_test_half(agent_dir: str, results: str, cases: str, probes: str, random_arm: str, protocol: str,
+                      limit: int | None = None) -> tuple[dict, list[dict], list[dict]]:
+    """A shipped sweep's best (layer, alpha) on its test-half cases: (summary, probe results, random results)."""
     from toolkit.sokoban.drc import load_agent
     from toolkit.sokoban.interventions import run_cases
     from toolkit.sokoban.probes import load_probes, probe_key
 
-    agent = load_agent(asset_path("sokoban/agent"))
-    (best,) = _records("results/interventions.jsonl", "sokoban.intervention_summary")
-    cases = [c for c in _records("cases.jsonl", "sokoban.case") if c["half"] == "test"][:10]
-    weight = load_probes(asset_path("sokoban/probes.safetensors"), agent.fingerprint)[
+    agent = load_agent(asset_path(f"sokoban/{agent_dir}"))
+    (best,) = _records(results, "sokoban.intervention_summary")
+    test = [c for c in _records(cases, "sokoban.case") if c["half"] == "test"][:limit]
+    weight = load_probes(asset_path(f"sokoban/{probes}"), agent.fingerprint)[
         probe_key("CA", "cell", best["layer"], 1)][0]
+    probe, rand = (run_cases(agent, test, weight, best["layer"], best["alpha"], arm=arm, seed=0, protocol=protocol)
+                   for arm in ("probe", random_arm))
+    return best, probe, rand
+
+
+def _ten_test_cases():
     # the shipped sweep ran the first-push protocol with per-square random vectors
-    probe = run_cases(agent, cases, weight, best["layer"], best["alpha"], protocol="first-push")
-    rand = run_cases(agent, cases, weight, best["layer"], best["alpha"], arm="random-per-square", seed=0,
-                     protocol="first-push")
+    _, probe, rand = _replay_test_half("agent", "results/interventions.jsonl", "cases.jsonl", "probes.safetensors",
+                                       "random-per-square", "first-push", limit=10)
     return sum(r["success"] for r in probe), sum(r["success"] for r in rand)
 
 
@@ -84,16 +91,11 @@ def test_best_alpha_redirects_ten_shipped_cases_random_vectors_do_not():
 def test_c4h_interventions_meet_the_claim_on_the_test_half():
     """Claim 3 with the DRC(2,2) chunk 4h: its shipped small-run CA probes, written by the official protocol at the
     sweep's (layer, alpha), redirect >= 50% of the test-half cases, >= 30 points more than random vectors."""
-    from toolkit.sokoban.drc import load_agent
-    from toolkit.sokoban.interventions import run_cases, success_rate
-    from toolkit.sokoban.probes import load_probes, probe_key
+    from toolkit.sokoban.interventions import success_rate
 
-    agent = load_agent(asset_path("sokoban/resume/agent-8x8-c4h"))
-    (best,) = _records("results/8x8/interventions-c4h-drc22.jsonl", "sokoban.intervention_summary")
-    cases = [c for c in _records("results/8x8/cases-c4h-drc22.jsonl", "sokoban.case") if c["half"] == "test"]
-    weight = load_probes(asset_path("sokoban/results/8x8/probes-c4h-drc22.safetensors"),
-                         agent.fingerprint)[probe_key("CA", "cell", best["layer"], 1)][0]
-    probe, rand = (success_rate(run_cases(agent, cases, weight, best["layer"], best["alpha"], arm=arm, seed=0))
-                   for arm in ("probe", "random"))
+    best, probe, rand = _replay_test_half("resume/agent-8x8-c4h", "results/8x8/interventions-c4h-drc22.jsonl",
+                                          "results/8x8/cases-c4h-drc22.jsonl",
+                                          "results/8x8/probes-c4h-drc22.safetensors", "random", "official")
+    probe, rand = success_rate(probe), success_rate(rand)
     assert (probe, rand) == (best["success"]["probe"], best["success"]["random"])
     assert probe >= 0.50 and probe - rand >= 0.30, (probe, rand)
