@@ -210,18 +210,44 @@ if [ "$EIGHT" != 0 ]; then
     measure8 c4h-drc22 "$C4H" 8,16,32,64,128
     # the DRC(2,2) chunk 4h's thinking on fresh levels: 2000 hard ones (seed 9600) and 2000 of the test distribution
     # (seed 9700), then its k = 2 on 2000 more (seed 9800) to confirm or refute the first
-    fresh_play() {  # NAME SEED THINK GEN-OPTIONS...
-      timed $R --seed "$2" sokoban gen --size 8 "${@:4}" --max-moves 60 --n $(( N_TEST * 2 )) --split test \
-        -o "$OUT/work/fresh-$1-8x8.txt"
-      timed $R sokoban play "$OUT/work/fresh-$1-8x8.txt" --agent "$C4H" --think "$3" --no-episodes \
-        > "$S8/solve_rates-fresh-$1-c4h-drc22.jsonl"
+    fresh_play() {  # NAME SEED THINK GEN-OPTIONS...: 2000 fresh levels (made once), played by every agent in $FRESH
+      [ -f "$OUT/work/fresh-$1-8x8.txt" ] || timed $R --seed "$2" sokoban gen --size 8 "${@:4}" --max-moves 60 \
+        --n $(( N_TEST * 2 )) --split test -o "$OUT/work/fresh-$1-8x8.txt"
+      for tag in $FRESH; do
+        timed $R sokoban play "$OUT/work/fresh-$1-8x8.txt" --agent "$OUT/resume/agent-8x8-${tag%-drc22}" --think "$3" \
+          --no-episodes > "$S8/solve_rates-fresh-$1-$tag.jsonl"
+      done
     }
+    FRESH=c4h-drc22
     fresh_play hard 9600 0,2,4 --boxes 3 --min-moves 14
     fresh_play test 9700 0,2,4 --boxes 1,2,3
     fresh_play test2 9800 0,2 --boxes 1,2,3
     # the DRC(2,2) chunk 4h's intervention inputs ship: tests replay its test half
     cp "$OUT/work/P8c4h-drc22.safetensors" "$S8/probes-c4h-drc22.safetensors"
     cp "$OUT/work/cases8c4h-drc22.jsonl" "$S8/cases-c4h-drc22.jsonl"
+    # the DRC(2,2) one chunk further, two ways side by side (RESUME6H minutes each): chunk 5h on chunk 4h's levels
+    # (seed 25) and the branch 5x on harder levels still (3 boxes, >= 16 optimal moves, seed 26); measured as above,
+    # with a wider alpha sweep, and on the fresh levels plus 2000 more hard ones (seed 9900)
+    RESUME6H=${RESUME6H:-75}
+    C5D="$OUT/resume/agent-8x8-c5h"; C5X="$OUT/resume/agent-8x8-c5x"
+    if [ ! -f "$C5D/model.safetensors" ]; then
+      timed $R --seed 25 sokoban train -o "$C5D" --init "$C4H" --arch 2,2 $hard --minutes "$RESUME6H" \
+        > "$S8/trained-drc22-c5h.jsonl"
+    fi
+    if [ ! -f "$C5X/model.safetensors" ]; then
+      timed $R --seed 26 sokoban train -o "$C5X" --init "$C4H" --arch 2,2 --channels 16 --size 8 --boxes 3 --envs 256 \
+        --levels 10000 --min-moves 16 --max-moves 80 --gamma 0.97 --lambda 0.97 --minutes "$RESUME6H" \
+        > "$S8/trained-drc22-c5x.jsonl"
+    fi
+    measure8 c5h-drc22 "$C5D" 8,16,32,64,128,256
+    measure8 c5x-drc22 "$C5X" 8,16,32,64,128,256
+    FRESH="c5h-drc22 c5x-drc22"
+    fresh_play hard 9600 0,2,4 --boxes 3 --min-moves 14
+    fresh_play hard2 9900 0,2,4 --boxes 3 --min-moves 14
+    fresh_play test 9700 0,2,4 --boxes 1,2,3
+    fresh_play test2 9800 0,2 --boxes 1,2,3
+    cp "$OUT/work/P8c5h-drc22.safetensors" "$S8/probes-c5h-drc22.safetensors"
+    cp "$OUT/work/cases8c5h-drc22.jsonl" "$S8/cases-c5h-drc22.jsonl"
   fi
 fi
 rm -rf "$OUT/work"

@@ -31,7 +31,9 @@ EIGHT = (300, (8, 8), [1, 2, 3], 60)
     ("resume/agent-8x8-drc33-c4", "8x8/solve_rates-c4-drc33.jsonl", EIGHT),
     ("resume/agent-8x8-c3h", "8x8/solve_rates-c3h-drc22.jsonl", EIGHT),
     ("resume/agent-8x8-drc33-c5h", "8x8/solve_rates-c5h-drc33.jsonl", EIGHT),
-    ("resume/agent-8x8-c4h", "8x8/solve_rates-c4h-drc22.jsonl", EIGHT)])
+    ("resume/agent-8x8-c4h", "8x8/solve_rates-c4h-drc22.jsonl", EIGHT),
+    ("resume/agent-8x8-c5h", "8x8/solve_rates-c5h-drc22.jsonl", EIGHT),
+    ("resume/agent-8x8-c5x", "8x8/solve_rates-c5x-drc22.jsonl", EIGHT)])
 def test_shipped_agent_within_five_points_of_readme_on_fresh_levels(agent, results, levels):
     from toolkit.sokoban.drc import load_agent
     from toolkit.sokoban.generate import generate
@@ -88,14 +90,15 @@ def test_best_alpha_redirects_ten_shipped_cases_random_vectors_do_not():
     assert probe >= 5 and rand <= 2, (probe, rand)
 
 
-def test_c4h_interventions_meet_the_claim_on_the_test_half():
-    """Claim 3 with the DRC(2,2) chunk 4h: its shipped small-run CA probes, written by the official protocol at the
-    sweep's (layer, alpha), redirect >= 50% of the test-half cases, >= 30 points more than random vectors."""
+@pytest.mark.parametrize("chunk", ["c4h", "c5h"])
+def test_drc22_interventions_meet_the_claim_on_the_test_half(chunk):
+    """Claim 3 with the DRC(2,2) chunks 4h and 5h: their shipped small-run CA probes, written by the official protocol
+    at the sweep's (layer, alpha), redirect >= 50% of the test-half cases, >= 30 points more than random vectors."""
     from toolkit.sokoban.interventions import success_rate
 
-    best, probe, rand = _replay_test_half("resume/agent-8x8-c4h", "results/8x8/interventions-c4h-drc22.jsonl",
-                                          "results/8x8/cases-c4h-drc22.jsonl",
-                                          "results/8x8/probes-c4h-drc22.safetensors", "random", "official")
+    best, probe, rand = _replay_test_half(f"resume/agent-8x8-{chunk}", f"results/8x8/interventions-{chunk}-drc22.jsonl",
+                                          f"results/8x8/cases-{chunk}-drc22.jsonl",
+                                          f"results/8x8/probes-{chunk}-drc22.safetensors", "random", "official")
     probe, rand = success_rate(probe), success_rate(rand)
     assert (probe, rand) == (best["success"]["probe"], best["success"]["random"])
     assert probe >= 0.50 and probe - rand >= 0.30, (probe, rand)
