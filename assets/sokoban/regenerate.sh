@@ -246,6 +246,9 @@ if [ "$EIGHT" != 0 ]; then
     fresh_play hard2 9900 0,2,4 --boxes 3 --min-moves 14
     fresh_play test 9700 0,2,4 --boxes 1,2,3
     fresh_play test2 9800 0,2 --boxes 1,2,3
+    # chunk 5h's longer thinking on the seed-9600 hard levels
+    timed $R sokoban play "$OUT/work/fresh-hard-8x8.txt" --agent "$C5D" --think 0,8,16 --no-episodes \
+      > "$S8/solve_rates-fresh-hard-k16-c5h-drc22.jsonl"
     cp "$OUT/work/P8c5h-drc22.safetensors" "$S8/probes-c5h-drc22.safetensors"
     cp "$OUT/work/cases8c5h-drc22.jsonl" "$S8/cases-c5h-drc22.jsonl"
   fi
