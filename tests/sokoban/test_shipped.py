@@ -1,6 +1,6 @@
 """The shipped agents and probes: the README's solve rates (DRC and feed-forward baseline) hold on fresh levels;
 plan GIFs from the shipped probes; the best (layer, alpha) of the shipped intervention sweep on the first 10 test-half
-cases against random vectors."""
+cases against random vectors; the DRC(2,2) chunks' claim-3 sweeps replayed on their whole test halves."""
 
 from __future__ import annotations
 
