@@ -193,14 +193,15 @@ if [ "$EIGHT" != 0 ]; then
         --minutes "$RESUMEH" > "$S8/trained-drc22-c3h.jsonl"
     fi
     hard="--channels 16 --size 8 --boxes 2,3 --envs 256 --levels 10000 --min-moves 12 --max-moves 60 --gamma 0.97 --lambda 0.97"
+    hard_chunk() {  # DIR INIT SEED MINUTES TAG: one DRC(2,2) chunk on these levels, unless DIR already holds one
+      [ -f "$1/model.safetensors" ] || timed $R --seed "$3" sokoban train -o "$1" --init "$2" --arch 2,2 $hard \
+        --minutes "$4" > "$S8/trained-drc22-$5.jsonl"
+    }
     if [ ! -f "$C5H/model.safetensors" ]; then
       timed $R --seed 24 sokoban train -o "$C5H" --init "$C4" --arch 3,3 $hard --minutes "$RESUME5H" \
         > "$S8/trained-drc33-c5h.jsonl"
     fi
-    if [ ! -f "$C4H/model.safetensors" ]; then
-      timed $R --seed 24 sokoban train -o "$C4H" --init "$CH" --arch 2,2 $hard --minutes "$RESUME5H" \
-        > "$S8/trained-drc22-c4h.jsonl"
-    fi
+    hard_chunk "$C4H" "$CH" 24 "$RESUME5H" c4h
     timed $R sokoban play "$OUT/levels/test-8x8.txt" --agent "$C3" --think 0,1 --no-episodes > "$S8/solve_rates-c3-drc33.jsonl"
     timed $R sokoban play "$OUT/work/hard-confirm-8x8.txt" --agent "$C3" --think 0,1 --no-episodes \
       > "$S8/solve_rates-hard-confirm-c3-drc33.jsonl"
@@ -223,17 +224,17 @@ if [ "$EIGHT" != 0 ]; then
     fresh_play test 9700 0,2,4 --boxes 1,2,3
     fresh_play test2 9800 0,2 --boxes 1,2,3
     # the DRC(2,2) chunk 4h's intervention inputs ship: tests replay its test half
-    cp "$OUT/work/P8c4h-drc22.safetensors" "$S8/probes-c4h-drc22.safetensors"
-    cp "$OUT/work/cases8c4h-drc22.jsonl" "$S8/cases-c4h-drc22.jsonl"
+    ship_intervention_inputs() {  # TAG: the small-run probes and the cases, which tests replay
+      cp "$OUT/work/P8$1.safetensors" "$S8/probes-$1.safetensors"
+      cp "$OUT/work/cases8$1.jsonl" "$S8/cases-$1.jsonl"
+    }
+    ship_intervention_inputs c4h-drc22
     # the DRC(2,2) one chunk further, two ways side by side (RESUME6H minutes each): chunk 5h on chunk 4h's levels
     # (seed 25) and the branch 5x on harder levels still (3 boxes, >= 16 optimal moves, seed 26); measured as above,
     # with a wider alpha sweep, and on the fresh levels plus 2000 more hard ones (seed 9900)
     RESUME6H=${RESUME6H:-75}
     C5D="$OUT/resume/agent-8x8-c5h"; C5X="$OUT/resume/agent-8x8-c5x"
-    if [ ! -f "$C5D/model.safetensors" ]; then
-      timed $R --seed 25 sokoban train -o "$C5D" --init "$C4H" --arch 2,2 $hard --minutes "$RESUME6H" \
-        > "$S8/trained-drc22-c5h.jsonl"
-    fi
+    hard_chunk "$C5D" "$C4H" 25 "$RESUME6H" c5h
     if [ ! -f "$C5X/model.safetensors" ]; then
       timed $R --seed 26 sokoban train -o "$C5X" --init "$C4H" --arch 2,2 --channels 16 --size 8 --boxes 3 --envs 256 \
         --levels 10000 --min-moves 16 --max-moves 80 --gamma 0.97 --lambda 0.97 --minutes "$RESUME6H" \
@@ -241,16 +242,28 @@ if [ "$EIGHT" != 0 ]; then
     fi
     measure8 c5h-drc22 "$C5D" 8,16,32,64,128,256
     measure8 c5x-drc22 "$C5X" 8,16,32,64,128,256
-    FRESH="c5h-drc22 c5x-drc22"
-    fresh_play hard 9600 0,2,4 --boxes 3 --min-moves 14
-    fresh_play hard2 9900 0,2,4 --boxes 3 --min-moves 14
-    fresh_play test 9700 0,2,4 --boxes 1,2,3
-    fresh_play test2 9800 0,2 --boxes 1,2,3
+    fresh_sets() {  # the three fresh sets above and 2000 more hard levels (seed 9900), played by every agent in $FRESH
+      fresh_play hard 9600 0,2,4 --boxes 3 --min-moves 14
+      fresh_play hard2 9900 0,2,4 --boxes 3 --min-moves 14
+      fresh_play test 9700 0,2,4 --boxes 1,2,3
+      fresh_play test2 9800 0,2 --boxes 1,2,3
+    }
+    FRESH="c5h-drc22 c5x-drc22" fresh_sets
     # chunk 5h's longer thinking on the seed-9600 hard levels
     timed $R sokoban play "$OUT/work/fresh-hard-8x8.txt" --agent "$C5D" --think 0,8,16 --no-episodes \
       > "$S8/solve_rates-fresh-hard-k16-c5h-drc22.jsonl"
-    cp "$OUT/work/P8c5h-drc22.safetensors" "$S8/probes-c5h-drc22.safetensors"
-    cp "$OUT/work/cases8c5h-drc22.jsonl" "$S8/cases-c5h-drc22.jsonl"
+    ship_intervention_inputs c5h-drc22
+    # chunk 6h: chunk 5h's line one chunk further on the same levels (seed 27, RESUME7H minutes), measured as above
+    RESUME7H=${RESUME7H:-75}
+    C6D="$OUT/resume/agent-8x8-c6h"
+    hard_chunk "$C6D" "$C5D" 27 "$RESUME7H" c6h
+    measure8 c6h-drc22 "$C6D" 8,16,32,64,128,256
+    FRESH=c6h-drc22 fresh_sets
+    ship_intervention_inputs c6h-drc22
+    # chunk 7h: the next resume point (seed 28, RESUME8H minutes), trained beside chunk 6h's measurements; not measured
+    RESUME8H=${RESUME8H:-44}
+    C7D="$OUT/resume/agent-8x8-c7h"
+    hard_chunk "$C7D" "$C6D" 28 "$RESUME8H" c7h
   fi
 fi
 rm -rf "$OUT/work"
