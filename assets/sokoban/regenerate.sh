@@ -4,7 +4,10 @@
 # 25 minutes of evaluation on one core). The two trainings are independent: TRAIN_FF=0 leaves the baseline to
 # another slot.
 # Usage: assets/sokoban/regenerate.sh [MINUTES] [TEST_LEVELS] [PROBE_EPISODES] [OUT] [MORE]
-# Small settings make a quick pipeline check: assets/sokoban/regenerate.sh 0.2 40 60 /tmp/sokoban-check 0.2
+# Small settings make a quick pipeline check of the 6x6 part (8 minutes):
+#   STAGE3=0.2 EIGHT=0 assets/sokoban/regenerate.sh 0.2 40 60 /tmp/sokoban-check 0.2
+# The 8x8 part's chunks default to their full minutes; set each one small (EIGHT=0.1 EIGHT2=0.1 RESUME3=0.1 ...) or
+# copy the shipped agent directories into OUT first, so that only the measurements run.
 set -euo pipefail
 MINUTES=${1:-30}
 N_TEST=${2:-1000}
