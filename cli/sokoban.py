@@ -173,6 +173,8 @@ def train(
     """
     from toolkit.core.extras import require
 
+    if lr is not None and lr <= 0:  # a zero rate would spend the whole budget changing nothing
+        raise InputError(f"--lr {lr}: expected a learning rate above 0")
     require("ml", "torch", "safetensors")
     import torch
 

@@ -230,6 +230,12 @@ def test_restored_adam_moments_take_the_uninterrupted_step():
     assert (fresh - uninterrupted).norm() > 0.2 * scale
 
 
+def test_train_rejects_a_learning_rate_of_zero(tmp_path, capsys, monkeypatch):
+    code, _, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "agent"), "--lr", "0")
+    assert code != 0 and "--lr 0.0: expected a learning rate above 0" in err
+    assert not (tmp_path / "agent").exists()
+
+
 def test_train_init_continues_the_saved_moments(tmp_path, capsys, monkeypatch):
     from safetensors.torch import load_file
 
