@@ -196,9 +196,9 @@ if [ "$EIGHT" != 0 ]; then
         --minutes "$RESUMEH" > "$S8/trained-drc22-c3h.jsonl"
     fi
     hard="--channels 16 --size 8 --boxes 2,3 --envs 256 --levels 10000 --min-moves 12 --max-moves 60 --gamma 0.97 --lambda 0.97"
-    hard_chunk() {  # DIR INIT SEED MINUTES TAG: one DRC(2,2) chunk on these levels, unless DIR already holds one
+    hard_chunk() {  # DIR INIT SEED MINUTES TAG [TRAIN-OPTIONS...]: one DRC(2,2) chunk on these levels, unless DIR holds one
       [ -f "$1/model.safetensors" ] || timed $R --seed "$3" sokoban train -o "$1" --init "$2" --arch 2,2 $hard \
-        --minutes "$4" > "$S8/trained-drc22-$5.jsonl"
+        --minutes "$4" "${@:6}" > "$S8/trained-drc22-$5.jsonl"
     }
     if [ ! -f "$C5H/model.safetensors" ]; then
       timed $R --seed 24 sokoban train -o "$C5H" --init "$C4" --arch 3,3 $hard --minutes "$RESUME5H" \
@@ -214,9 +214,9 @@ if [ "$EIGHT" != 0 ]; then
     measure8 c4h-drc22 "$C4H" 8,16,32,64,128
     # the DRC(2,2) chunk 4h's thinking on fresh levels: 2000 hard ones (seed 9600) and 2000 of the test distribution
     # (seed 9700), then its k = 2 on 2000 more (seed 9800) to confirm or refute the first
-    fresh_play() {  # NAME SEED THINK GEN-OPTIONS...: 2000 fresh levels (made once), played by every agent in $FRESH
+    fresh_play() {  # NAME SEED THINK GEN-OPTIONS...: FRESH_N (2000) fresh levels, made once, played by every agent in $FRESH
       [ -f "$OUT/work/fresh-$1-8x8.txt" ] || timed $R --seed "$2" sokoban gen --size 8 "${@:4}" --max-moves 60 \
-        --n $(( N_TEST * 2 )) --split test -o "$OUT/work/fresh-$1-8x8.txt"
+        --n "${FRESH_N:-$(( N_TEST * 2 ))}" --split test -o "$OUT/work/fresh-$1-8x8.txt"
       for tag in $FRESH; do
         timed $R sokoban play "$OUT/work/fresh-$1-8x8.txt" --agent "$OUT/resume/agent-8x8-${tag%-drc22}" --think "$3" \
           --no-episodes > "$S8/solve_rates-fresh-$1-$tag.jsonl"
@@ -267,6 +267,21 @@ if [ "$EIGHT" != 0 ]; then
     RESUME8H=${RESUME8H:-44}
     C7D="$OUT/resume/agent-8x8-c7h"
     hard_chunk "$C7D" "$C6D" 28 "$RESUME8H" c7h
+    # chunk 8h, two ways side by side from chunk 7h on the same levels (seed 29, RESUME9H minutes each), differing
+    # only in the learning rate: the official 4e-4 (c8lo) and the 2e-3 of every chunk before (c8hi); measured as above
+    RESUME9H=${RESUME9H:-70}
+    C8L="$OUT/resume/agent-8x8-c8lo"; C8H="$OUT/resume/agent-8x8-c8hi"
+    hard_chunk "$C8L" "$C7D" 29 "$RESUME9H" c8lo --lr 4e-4
+    hard_chunk "$C8H" "$C7D" 29 "$RESUME9H" c8hi --lr 2e-3
+    measure8 c8lo-drc22 "$C8L" 8,16,32,64,128,256
+    measure8 c8hi-drc22 "$C8H" 8,16,32,64,128,256
+    FRESH="c8lo-drc22 c8hi-drc22" fresh_sets
+    ship_intervention_inputs c8lo-drc22
+    ship_intervention_inputs c8hi-drc22
+    # the thinking gains seen above (c8lo k = 1 on the 600 hard levels, c8hi k = 4 on the seed-9600 and 9700 sets),
+    # confirmed or refuted on 4000 new hard levels (seed 10100) and 4000 new test-distribution levels (seed 10200)
+    FRESH="c8lo-drc22 c8hi-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
+    FRESH="c8lo-drc22 c8hi-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-test 10200 0,1,2,4 --boxes 1,2,3
   fi
 fi
 rm -rf "$OUT/work"
