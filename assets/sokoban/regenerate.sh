@@ -282,6 +282,10 @@ if [ "$EIGHT" != 0 ]; then
     # confirmed or refuted on 4000 new hard levels (seed 10100) and 4000 new test-distribution levels (seed 10200)
     FRESH="c8lo-drc22 c8hi-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
     FRESH="c8lo-drc22 c8hi-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-test 10200 0,1,2,4 --boxes 1,2,3
+    # chunk 9h: chunk 8h-lo's line one chunk further at 4e-4 (seed 30, RESUME10H minutes); the next start, not measured
+    RESUME10H=${RESUME10H:-35}
+    C9D="$OUT/resume/agent-8x8-c9lo"
+    hard_chunk "$C9D" "$C8L" 30 "$RESUME10H" c9lo --lr 4e-4
   fi
 fi
 rm -rf "$OUT/work"
