@@ -157,7 +157,7 @@ def train(
     lam: Annotated[float | None, typer.Option("--lambda", min=0.0, max=1.0,
                                               help="GAE lambda (default 0.9; official 0.97).")] = None,
     lr: Annotated[float | None, typer.Option(
-        "--lr", min=0.0, help="Adam learning rate (default 2e-3, which learns fastest from scratch on CPU; the "
+        "--lr", help="Adam learning rate (default 2e-3, which learns fastest from scratch on CPU; the "
         "official run's 4e-4 takes smaller steps, for continuing a competent agent).")] = None,
     checkpoint_minutes: Annotated[float, typer.Option(
         "--checkpoint-minutes", min=0, help="Write the agent directory (its train_log.json marked partial) every "
@@ -173,7 +173,7 @@ def train(
     """
     from toolkit.core.extras import require
 
-    if lr is not None and lr <= 0:  # a zero rate would spend the whole budget changing nothing
+    if lr is not None and lr <= 0:  # zero would spend the whole budget changing nothing; below it, unlearning
         raise InputError(f"--lr {lr}: expected a learning rate above 0")
     require("ml", "torch", "safetensors")
     import torch

@@ -230,9 +230,10 @@ def test_restored_adam_moments_take_the_uninterrupted_step():
     assert (fresh - uninterrupted).norm() > 0.2 * scale
 
 
-def test_train_rejects_a_learning_rate_of_zero(tmp_path, capsys, monkeypatch):
-    code, _, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "agent"), "--lr", "0")
-    assert code != 0 and "--lr 0.0: expected a learning rate above 0" in err
+@pytest.mark.parametrize("lr", ["0", "-1e-3"])
+def test_train_rejects_a_learning_rate_not_above_zero(lr, tmp_path, capsys, monkeypatch):
+    code, _, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "agent"), "--lr", lr)
+    assert code != 0 and f"--lr {float(lr)}: expected a learning rate above 0" in err
     assert not (tmp_path / "agent").exists()
 
 
@@ -252,8 +253,8 @@ def test_train_init_continues_the_saved_moments(tmp_path, capsys, monkeypatch):
     log = json.loads((second / "train_log.json").read_text())
     assert log["continued_from"]["adam_moments"] == "saved"
     assert (log["ppo"]["gamma"], log["ppo"]["lam"], log["ppo"]["lr"]) == (0.97, 0.95, 4e-4)
-    assert json.loads((first / "train_log.json").read_text())["ppo"]["gamma"] == 0.9
-    assert json.loads((first / "train_log.json").read_text())["ppo"]["lr"] == 2e-3
+    first_ppo = json.loads((first / "train_log.json").read_text())["ppo"]
+    assert (first_ppo["gamma"], first_ppo["lr"]) == (0.9, 2e-3)
     assert float(load_file(str(second / "optimizer.safetensors"))["step.encoder.weight"][0]) == \
         steps + log["updates"] * 4
     # moments left from other weights (the model rewritten since) are skipped with a warning, not applied
