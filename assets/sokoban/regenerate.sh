@@ -273,11 +273,14 @@ if [ "$EIGHT" != 0 ]; then
     C8L="$OUT/resume/agent-8x8-c8lo"; C8H="$OUT/resume/agent-8x8-c8hi"
     hard_chunk "$C8L" "$C7D" 29 "$RESUME9H" c8lo --lr 4e-4
     hard_chunk "$C8H" "$C7D" 29 "$RESUME9H" c8hi --lr 2e-3
-    measure8 c8lo-drc22 "$C8L" 8,16,32,64,128,256
-    measure8 c8hi-drc22 "$C8H" 8,16,32,64,128,256
-    FRESH="c8lo-drc22 c8hi-drc22" fresh_sets
-    ship_intervention_inputs c8lo-drc22
-    ship_intervention_inputs c8hi-drc22
+    measure_pair() {  # TAG-A DIR-A TAG-B DIR-B: two branches measured as above, the intervention inputs of each shipped
+      measure8 "$1-drc22" "$2" 8,16,32,64,128,256
+      measure8 "$3-drc22" "$4" 8,16,32,64,128,256
+      FRESH="$1-drc22 $3-drc22" fresh_sets
+      ship_intervention_inputs "$1-drc22"
+      ship_intervention_inputs "$3-drc22"
+    }
+    measure_pair c8lo "$C8L" c8hi "$C8H"
     # the thinking gains seen above (c8lo k = 1 on the 600 hard levels, c8hi k = 4 on the seed-9600 and 9700 sets),
     # confirmed or refuted on 4000 new hard levels (seed 10100) and 4000 new test-distribution levels (seed 10200)
     FRESH="c8lo-drc22 c8hi-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
@@ -286,6 +289,18 @@ if [ "$EIGHT" != 0 ]; then
     RESUME10H=${RESUME10H:-35}
     C9D="$OUT/resume/agent-8x8-c9lo"
     hard_chunk "$C9D" "$C8L" 30 "$RESUME10H" c9lo --lr 4e-4
+    # chunk 10h, two ways side by side from chunk 9h at 4e-4 (RESUME11H minutes each): on the same levels (c10lo,
+    # seed 31) and on harder ones, as the 5x branch (c10x: 3 boxes, >= 16 optimal moves, seed 32); measured as above
+    RESUME11H=${RESUME11H:-80}
+    C10L="$OUT/resume/agent-8x8-c10lo"; C10X="$OUT/resume/agent-8x8-c10x"
+    hard_chunk "$C10L" "$C9D" 31 "$RESUME11H" c10lo --lr 4e-4
+    hard_chunk "$C10X" "$C9D" 32 "$RESUME11H" c10x --lr 4e-4 --boxes 3 --min-moves 16 --max-moves 80
+    measure_pair c10lo "$C10L" c10x "$C10X"
+    # the thinking check fixed before chunk 10h was played: k = 4 against k = 0 on the 4000 hard levels of seed 10100
+    # and on 4000 new ones (seed 10300); the test-distribution set of seed 10200 beside them
+    FRESH="c10lo-drc22 c10x-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
+    FRESH="c10lo-drc22 c10x-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-hard2 10300 0,4 --boxes 3 --min-moves 14
+    FRESH="c10lo-drc22 c10x-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-test 10200 0,1,2,4 --boxes 1,2,3
   fi
 fi
 rm -rf "$OUT/work"
