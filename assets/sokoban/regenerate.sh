@@ -283,8 +283,10 @@ if [ "$EIGHT" != 0 ]; then
     measure_pair c8lo "$C8L" c8hi "$C8H"
     # the thinking gains seen above (c8lo k = 1 on the 600 hard levels, c8hi k = 4 on the seed-9600 and 9700 sets),
     # confirmed or refuted on 4000 new hard levels (seed 10100) and 4000 new test-distribution levels (seed 10200)
-    FRESH="c8lo-drc22 c8hi-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
-    FRESH="c8lo-drc22 c8hi-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-test 10200 0,1,2,4 --boxes 1,2,3
+    confirm_play() { FRESH_N=$(( N_TEST * 4 )) fresh_play "$@"; }  # as fresh_play, on twice as many levels
+    FRESH="c8lo-drc22 c8hi-drc22"
+    confirm_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
+    confirm_play confirm-test 10200 0,1,2,4 --boxes 1,2,3
     # chunk 9h: chunk 8h-lo's line one chunk further at 4e-4 (seed 30, RESUME10H minutes); the next start, not measured
     RESUME10H=${RESUME10H:-35}
     C9D="$OUT/resume/agent-8x8-c9lo"
@@ -298,9 +300,10 @@ if [ "$EIGHT" != 0 ]; then
     measure_pair c10lo "$C10L" c10x "$C10X"
     # the thinking check fixed before chunk 10h was played: k = 4 against k = 0 on the 4000 hard levels of seed 10100
     # and on 4000 new ones (seed 10300); the test-distribution set of seed 10200 beside them
-    FRESH="c10lo-drc22 c10x-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
-    FRESH="c10lo-drc22 c10x-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-hard2 10300 0,4 --boxes 3 --min-moves 14
-    FRESH="c10lo-drc22 c10x-drc22" FRESH_N=$(( N_TEST * 4 )) fresh_play confirm-test 10200 0,1,2,4 --boxes 1,2,3
+    FRESH="c10lo-drc22 c10x-drc22"
+    confirm_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
+    confirm_play confirm-hard2 10300 0,4 --boxes 3 --min-moves 14
+    confirm_play confirm-test 10200 0,1,2,4 --boxes 1,2,3
   fi
 fi
 rm -rf "$OUT/work"
