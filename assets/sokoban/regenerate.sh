@@ -304,6 +304,19 @@ if [ "$EIGHT" != 0 ]; then
     confirm_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
     confirm_play confirm-hard2 10300 0,4 --boxes 3 --min-moves 14
     confirm_play confirm-test 10200 0,1,2,4 --boxes 1,2,3
+    # chunk 11h, two ways side by side from chunk 10h-x at 4e-4 (RESUME12H minutes each): on chunk 10h-x's kind of
+    # level (c11x, seed 33) and on harder ones still (c11h: >= 18 optimal moves, 6000 of them, seed 34); measured as above
+    RESUME12H=${RESUME12H:-75}
+    C11X="$OUT/resume/agent-8x8-c11x"; C11H="$OUT/resume/agent-8x8-c11h"
+    hard_chunk "$C11X" "$C10X" 33 "$RESUME12H" c11x --lr 4e-4 --boxes 3 --min-moves 16 --max-moves 80
+    hard_chunk "$C11H" "$C10X" 34 "$RESUME12H" c11h --lr 4e-4 --boxes 3 --min-moves 18 --max-moves 80 --levels 6000
+    measure_pair c11x "$C11X" c11h "$C11H"
+    # the thinking check fixed before chunk 11h, judged on chunk 10h-x alone: k = 4 against k = 0 on two sets of 12000
+    # new hard levels (seeds 10400, 10500); the chunk-11h agents beside it
+    think_play() { FRESH_N=$(( N_TEST * 12 )) fresh_play "$@"; }  # as fresh_play, on six times as many levels
+    FRESH="c10x-drc22 c11x-drc22 c11h-drc22"
+    think_play think-c 10400 0,4 --boxes 3 --min-moves 14
+    think_play think-d 10500 0,4 --boxes 3 --min-moves 14
   fi
 fi
 rm -rf "$OUT/work"

@@ -38,7 +38,9 @@ EIGHT = (300, (8, 8), [1, 2, 3], 60)
     ("resume/agent-8x8-c8lo", "8x8/solve_rates-c8lo-drc22.jsonl", EIGHT),
     ("resume/agent-8x8-c8hi", "8x8/solve_rates-c8hi-drc22.jsonl", EIGHT),
     ("resume/agent-8x8-c10lo", "8x8/solve_rates-c10lo-drc22.jsonl", EIGHT),
-    ("resume/agent-8x8-c10x", "8x8/solve_rates-c10x-drc22.jsonl", EIGHT)])
+    ("resume/agent-8x8-c10x", "8x8/solve_rates-c10x-drc22.jsonl", EIGHT),
+    ("resume/agent-8x8-c11x", "8x8/solve_rates-c11x-drc22.jsonl", EIGHT),
+    ("resume/agent-8x8-c11h", "8x8/solve_rates-c11h-drc22.jsonl", EIGHT)])
 def test_shipped_agent_within_five_points_of_readme_on_fresh_levels(agent, results, levels):
     from toolkit.sokoban.drc import load_agent
     from toolkit.sokoban.generate import generate
@@ -95,9 +97,9 @@ def test_best_alpha_redirects_ten_shipped_cases_random_vectors_do_not():
     assert probe >= 5 and rand <= 2, (probe, rand)
 
 
-@pytest.mark.parametrize("chunk", ["c4h", "c5h", "c6h", "c8lo", "c8hi", "c10lo", "c10x"])
+@pytest.mark.parametrize("chunk", ["c4h", "c5h", "c6h", "c8lo", "c8hi", "c10lo", "c10x", "c11x", "c11h"])
 def test_drc22_interventions_meet_the_claim_on_the_test_half(chunk):
-    """Claim 3 with the DRC(2,2) chunks 4h, 5h, 6h and both branches of 8h and of 10h: their shipped small-run CA
+    """Claim 3 with the DRC(2,2) chunks 4h, 5h, 6h and both branches of 8h, 10h and 11h: their shipped small-run CA
     probes, written by the official protocol at the sweep's (layer, alpha), redirect >= 50% of the test-half cases,
     >= 30 points more than random vectors."""
     from toolkit.sokoban.interventions import success_rate
