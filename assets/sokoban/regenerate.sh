@@ -283,10 +283,10 @@ if [ "$EIGHT" != 0 ]; then
     measure_pair c8lo "$C8L" c8hi "$C8H"
     # the thinking gains seen above (c8lo k = 1 on the 600 hard levels, c8hi k = 4 on the seed-9600 and 9700 sets),
     # confirmed or refuted on 4000 new hard levels (seed 10100) and 4000 new test-distribution levels (seed 10200)
-    confirm_play() { FRESH_N=$(( N_TEST * 4 )) fresh_play "$@"; }  # as fresh_play, on twice as many levels
+    sized_play() { FRESH_N=$(( N_TEST * $1 )) fresh_play "${@:2}"; }  # TIMES NAME ...: fresh_play on TIMES x N_TEST levels
     FRESH="c8lo-drc22 c8hi-drc22"
-    confirm_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
-    confirm_play confirm-test 10200 0,1,2,4 --boxes 1,2,3
+    sized_play 4 confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
+    sized_play 4 confirm-test 10200 0,1,2,4 --boxes 1,2,3
     # chunk 9h: chunk 8h-lo's line one chunk further at 4e-4 (seed 30, RESUME10H minutes); the next start, not measured
     RESUME10H=${RESUME10H:-35}
     C9D="$OUT/resume/agent-8x8-c9lo"
@@ -301,9 +301,9 @@ if [ "$EIGHT" != 0 ]; then
     # the thinking check fixed before chunk 10h was played: k = 4 against k = 0 on the 4000 hard levels of seed 10100
     # and on 4000 new ones (seed 10300); the test-distribution set of seed 10200 beside them
     FRESH="c10lo-drc22 c10x-drc22"
-    confirm_play confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
-    confirm_play confirm-hard2 10300 0,4 --boxes 3 --min-moves 14
-    confirm_play confirm-test 10200 0,1,2,4 --boxes 1,2,3
+    sized_play 4 confirm-hard 10100 0,1,2,4 --boxes 3 --min-moves 14
+    sized_play 4 confirm-hard2 10300 0,4 --boxes 3 --min-moves 14
+    sized_play 4 confirm-test 10200 0,1,2,4 --boxes 1,2,3
     # chunk 11h, two ways side by side from chunk 10h-x at 4e-4 (RESUME12H minutes each): on chunk 10h-x's kind of
     # level (c11x, seed 33) and on harder ones still (c11h: >= 18 optimal moves, 6000 of them, seed 34); measured as above
     RESUME12H=${RESUME12H:-75}
@@ -313,10 +313,9 @@ if [ "$EIGHT" != 0 ]; then
     measure_pair c11x "$C11X" c11h "$C11H"
     # the thinking check fixed before chunk 11h, judged on chunk 10h-x alone: k = 4 against k = 0 on two sets of 12000
     # new hard levels (seeds 10400, 10500); the chunk-11h agents beside it
-    think_play() { FRESH_N=$(( N_TEST * 12 )) fresh_play "$@"; }  # as fresh_play, on six times as many levels
     FRESH="c10x-drc22 c11x-drc22 c11h-drc22"
-    think_play think-c 10400 0,4 --boxes 3 --min-moves 14
-    think_play think-d 10500 0,4 --boxes 3 --min-moves 14
+    sized_play 12 think-c 10400 0,4 --boxes 3 --min-moves 14
+    sized_play 12 think-d 10500 0,4 --boxes 3 --min-moves 14
   fi
 fi
 rm -rf "$OUT/work"
