@@ -273,13 +273,12 @@ if [ "$EIGHT" != 0 ]; then
     C8L="$OUT/resume/agent-8x8-c8lo"; C8H="$OUT/resume/agent-8x8-c8hi"
     hard_chunk "$C8L" "$C7D" 29 "$RESUME9H" c8lo --lr 4e-4
     hard_chunk "$C8H" "$C7D" 29 "$RESUME9H" c8hi --lr 2e-3
-    measure_pair() {  # TAG-A DIR-A TAG-B DIR-B: two branches measured as above, the intervention inputs of each shipped
+    measure_one() {  # TAG DIR: one agent measured as above, its intervention inputs shipped
       measure8 "$1-drc22" "$2" 8,16,32,64,128,256
-      measure8 "$3-drc22" "$4" 8,16,32,64,128,256
-      FRESH="$1-drc22 $3-drc22" fresh_sets
+      FRESH="$1-drc22" fresh_sets
       ship_intervention_inputs "$1-drc22"
-      ship_intervention_inputs "$3-drc22"
     }
+    measure_pair() { measure_one "$1" "$2"; measure_one "$3" "$4"; }  # TAG-A DIR-A TAG-B DIR-B: two branches
     measure_pair c8lo "$C8L" c8hi "$C8H"
     # the thinking gains seen above (c8lo k = 1 on the 600 hard levels, c8hi k = 4 on the seed-9600 and 9700 sets),
     # confirmed or refuted on 4000 new hard levels (seed 10100) and 4000 new test-distribution levels (seed 10200)
@@ -314,6 +313,20 @@ if [ "$EIGHT" != 0 ]; then
     # the thinking check fixed before chunk 11h, judged on chunk 10h-x alone: k = 4 against k = 0 on two sets of 12000
     # new hard levels (seeds 10400, 10500); the chunk-11h agents beside it
     FRESH="c10x-drc22 c11x-drc22 c11h-drc22"
+    sized_play 12 think-c 10400 0,4 --boxes 3 --min-moves 14
+    sized_play 12 think-d 10500 0,4 --boxes 3 --min-moves 14
+    # chunk 12h: chunk 11h-h's line one chunk further on its levels (seed 35, RESUME13H minutes), measured as above
+    RESUME13H=${RESUME13H:-65}
+    C12H="$OUT/resume/agent-8x8-c12h"
+    hard_chunk "$C12H" "$C11H" 35 "$RESUME13H" c12h --lr 4e-4 --boxes 3 --min-moves 18 --max-moves 80 --levels 6000
+    measure_one c12h "$C12H"
+    # the thinking check fixed before chunk 12h was played, judged on chunk 11h-h alone: k = 4 against k = 0 on two
+    # more sets of 12000 new hard levels (seeds 10600, 10700); chunks 10h-x, 11h-x and 12h beside it, and chunk 12h
+    # on the sets of the check before
+    FRESH="c11h-drc22 c10x-drc22 c11x-drc22 c12h-drc22"
+    sized_play 12 think-e 10600 0,4 --boxes 3 --min-moves 14
+    sized_play 12 think-f 10700 0,4 --boxes 3 --min-moves 14
+    FRESH=c12h-drc22
     sized_play 12 think-c 10400 0,4 --boxes 3 --min-moves 14
     sized_play 12 think-d 10500 0,4 --boxes 3 --min-moves 14
   fi
