@@ -53,11 +53,11 @@ def _size(text: str) -> tuple[int, int]:
     return parts[0], parts[1]
 
 
-def _levels(path: str, skip_bad: bool):
+def _levels(path: str, skip_bad: bool, moves: list | None = None):
     from toolkit.sokoban.levels import read_levels
 
     bad = BadLines()
-    levels = read_levels(path, skip_bad, bad)
+    levels = read_levels(path, skip_bad, bad, moves)
     if bad.count:
         console.warn(f"skipped {bad.count} bad level(s): {'; '.join(bad.examples)}")
     if not levels:
@@ -132,6 +132,25 @@ def solve(
                                      algo=algo, seconds=round(time.perf_counter() - t0, 4)))
 
 
+def _training_pool(path: str, grid: tuple[int, int], size: str) -> tuple[list, list[int] | None, dict]:
+    """A level file as a training pool: its levels, their optimal moves when every record gives them (else None:
+    the difficulty curriculum is off) and the spec the training log records (the file and a digest of its levels)."""
+    import hashlib
+
+    from toolkit.sokoban.levels import check_grid
+
+    given: list = []
+    levels = _levels(path, False, given)
+    check_grid(levels, grid, f"--size {size}")
+    moves = given if given and all(m is not None for m in given) else None
+    if given and moves is None:
+        console.warn(f"{path}: {sum(m is None for m in given)} level(s) without `moves`; "
+                     "training without the difficulty curriculum")
+    digest = hashlib.sha256("\n\n".join(lv.text() for lv in levels).encode()).hexdigest()
+    return levels, moves, {"grid": list(grid), "file": path, "sha256": digest, "moves_known": moves is not None,
+                           "boxes": sorted({lv.n_boxes for lv in levels})}
+
+
 @app.command()
 def train(
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="Agent directory to write.")],
@@ -159,17 +178,24 @@ def train(
     lr: Annotated[float | None, typer.Option(
         "--lr", help="Adam learning rate (default 2e-3, which learns fastest from scratch on CPU; the "
         "official run's 4e-4 takes smaller steps, for continuing a competent agent).")] = None,
+    levels_file: Annotated[str | None, typer.Option(
+        "--levels-file", help="Train on these levels instead of generating a pool: a Boxoban text file (e.g. the "
+        "official boxoban-levels) or `sokoban gen --jsonl` records, whose `moves` drive the difficulty curriculum; "
+        "made once, a pool serves every chunk. --levels, --boxes, --min-moves and --max-moves then do not apply.")
+    ] = None,
     checkpoint_minutes: Annotated[float, typer.Option(
         "--checkpoint-minutes", min=0, help="Write the agent directory (its train_log.json marked partial) every "
         "this many minutes of training, so a stopped run keeps its last checkpoint; 0: only at the end.")] = 10.0,
     seed: SeedOpt = None,
 ):
-    """Train an agent with PPO on freshly generated train-split levels; writes config.json, model.safetensors,
-    train_log.json, optimizer.safetensors (Adam's moments, which --init continues) and prints one sokoban.trained
-    record.
+    """Train an agent with PPO on freshly generated train-split levels (or a --levels-file); writes config.json,
+    model.safetensors, train_log.json, optimizer.safetensors (Adam's moments, which --init continues) and prints one
+    sokoban.trained record.
 
     Example: reason --seed 0 sokoban train -o assets/sokoban/agent --minutes 30
     Continue it: reason --seed 1 sokoban train -o AGENT2 --init assets/sokoban/agent --envs 256 --minutes 60
+    One pool for many chunks: reason --seed 7 sokoban gen --size 8 --boxes 3 --min-moves 18 --max-moves 80 --n 6000
+    --jsonl -o POOL.jsonl, then train ... --size 8 --levels-file POOL.jsonl
     """
     from toolkit.core.extras import require
 
@@ -200,16 +226,26 @@ def train(
     if start is not None:
         cfg.encoder_relu = start.cfg.encoder_relu
     t0 = time.time()
-    box_counts = _ints(boxes, "--boxes", 1)
-    made = generate(levels_n, grid, box_counts, max_moves, "train", s, min_moves)
-    levels, moves = [lv for lv, _, _ in made], [m for _, m, _ in made]
+    if levels_file is None:
+        box_counts = _ints(boxes, "--boxes", 1)
+        made = generate(levels_n, grid, box_counts, max_moves, "train", s, min_moves)
+        levels, moves = [lv for lv, _, _ in made], [m for _, m, _ in made]
+        spec = {"grid": list(grid), "boxes": box_counts, "min_moves": min_moves, "max_moves": max_moves}
+    else:
+        generation = {"--levels": (levels_n, 5000), "--boxes": (boxes, "1,2"), "--min-moves": (min_moves, 1),
+                      "--max-moves": (max_moves, 40)}
+        given = [name for name, (value, default) in generation.items() if value != default]
+        if given:
+            raise InputError(f"--levels-file {levels_file}: {', '.join(given)} shape generated levels only; "
+                             "drop them or the file")
+        levels, moves, spec = _training_pool(levels_file, grid, size)
+        levels_n = len(levels)
     gen_s = time.time() - t0
     curriculum = None if earlier is None else curriculum_end(earlier)
 
     def full_log(run_log: dict) -> dict:
         # the level pool's spec, so a chunk continued on other levels (e.g. harder ones) says so in its log
-        log = {**run_log, "levels": levels_n, "level_spec": {"grid": list(grid), "boxes": box_counts,
-                                                              "min_moves": min_moves, "max_moves": max_moves},
+        log = {**run_log, "levels": levels_n, "level_spec": spec,
                "generation_seconds": round(gen_s, 1), "command_seed": s}
         if earlier is not None:
             log["continued_from"] = {"dir": str(init), "fingerprint": start.fingerprint,

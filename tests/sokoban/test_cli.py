@@ -184,6 +184,44 @@ def test_train_writes_checkpoints_that_continue_and_a_final_log(tmp_path, capsys
     assert json.loads((tmp_path / "next" / "train_log.json").read_text())["continued_from"]["frames"] == 3 * 2 * 4
 
 
+def test_train_on_a_level_file_uses_its_levels_and_moves(tmp_path, capsys, monkeypatch):
+    """--levels-file: `gen --jsonl` records train with their own `moves` (the curriculum reads them: records claiming
+    2 moves start it at 2, not the default 3), a Boxoban text file trains without the curriculum, and the log names
+    the file and its levels' digest; generation options beside it, a grid mismatch and a bad record are one-line
+    errors."""
+    pool = tmp_path / "pool.jsonl"
+    code, _, err = _main(capsys, monkeypatch, "--seed", "4", "sokoban", "gen", "--size", "4", "--boxes", "1", "--n",
+                         "12", "--min-moves", "1", "--max-moves", "8", "--jsonl", "-o", str(pool))
+    assert code == 0, err
+    records = [json.loads(line) for line in pool.read_text().splitlines()]
+    assert len(records) == 12 and all(isinstance(r["moves"], int) for r in records)
+    pool.write_text("".join(json.dumps({**r, "moves": 2}) + "\n" for r in records))
+    common = ["--size", "4", "--envs", "2", "--channels", "4", "--arch", "1,1", "--minutes", "0.01"]
+    code, out, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "a"), *common,
+                           "--levels-file", str(pool))
+    assert code == 0, err
+    log = json.loads((tmp_path / "a" / "train_log.json").read_text())
+    assert log["levels"] == 12 and log["level_spec"]["file"] == str(pool) and log["level_spec"]["moves_known"]
+    assert log["curriculum_end"]["max_moves"] == 2
+    (tmp_path / "b.txt").write_text(LEVEL)
+    code, _, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "b"), *common,
+                         "--levels-file", str(tmp_path / "b.txt"))
+    assert code == 0, err
+    text_log = json.loads((tmp_path / "b" / "train_log.json").read_text())
+    assert text_log["levels"] == 1 and not text_log["level_spec"]["moves_known"]
+    assert text_log["curriculum_end"]["max_moves"] is None
+    assert text_log["level_spec"]["sha256"] != log["level_spec"]["sha256"]
+    for extra, named in ((["--boxes", "2"], "--boxes"), (["--size", "6"], "6x6")):
+        code, out, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "c"), *common, *extra,
+                               "--levels-file", str(pool))
+        assert code == 2 and out == "" and named in err and err.count("\n") == 1, err
+    pool.write_text(pool.read_text() + '{"type": "sokoban.level", "rows": [\n')
+    code, out, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "c"), *common,
+                           "--levels-file", str(pool))
+    assert code == 2 and out == "" and f"{pool}:13" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "c").exists()
+
+
 def test_restored_adam_moments_take_the_uninterrupted_step():
     """A chunk that continues with the saved moments steps as the uninterrupted optimizer would (bfloat16 storage:
     within 2%); fresh moments step every weight by about lr whatever its history, far from it."""

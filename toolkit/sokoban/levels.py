@@ -149,8 +149,10 @@ def level_record(level: Level, **extra) -> dict:
                        size=list(level.shape), **extra)
 
 
-def read_levels(path: str, skip_bad: bool = False, bad: BadLines | None = None) -> list[Level]:
-    """Levels from a Boxoban text file, a `sokoban.level` JSONL file, or '-' (stdin, either format)."""
+def read_levels(path: str, skip_bad: bool = False, bad: BadLines | None = None,
+                moves: list | None = None) -> list[Level]:
+    """Levels from a Boxoban text file, a `sokoban.level` JSONL file, or '-' (stdin, either format). A `moves`
+    list given receives each JSONL level's `moves` field (None where absent); text files carry none."""
     import sys
 
     bad = bad if bad is not None else BadLines()
@@ -167,14 +169,15 @@ def read_levels(path: str, skip_bad: bool = False, bad: BadLines | None = None) 
         except UnicodeDecodeError:
             raise InputError(f"{p}: not UTF-8 text") from None
     if text.lstrip().startswith("{"):
-        return list(_levels_from_jsonl(text, name, skip_bad, bad))
+        return list(_levels_from_jsonl(text, name, skip_bad, bad, moves))
     levels = parse_text(text, name, skip_bad, bad)
     if not levels and not bad.count:
         raise InputError(f"{name}: no levels found")
     return levels
 
 
-def _levels_from_jsonl(text: str, name: str, skip_bad: bool, bad: BadLines) -> Iterator[Level]:
+def _levels_from_jsonl(text: str, name: str, skip_bad: bool, bad: BadLines,
+                       moves: list | None = None) -> Iterator[Level]:
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -184,7 +187,11 @@ def _levels_from_jsonl(text: str, name: str, skip_bad: bool, bad: BadLines) -> I
                 raise InputError(f"{name}:{lineno}: missing field 'rows'")
             if rec.get("type", "sokoban.level") != "sokoban.level":
                 continue  # other records in a mixed stream (e.g. solve_rate) are not levels
-            yield parse_rows([str(r) for r in rec["rows"]], f"{name}:{lineno}", str(rec.get("id", lineno)))
+            level = parse_rows([str(r) for r in rec["rows"]], f"{name}:{lineno}", str(rec.get("id", lineno)))
+            if moves is not None:
+                m = rec.get("moves")
+                moves.append(m if isinstance(m, int) and not isinstance(m, bool) and m >= 0 else None)
+            yield level
         except json.JSONDecodeError as exc:
             err = InputError(f"{name}:{lineno}: malformed JSON: {exc.msg}")
             if not skip_bad:
