@@ -153,6 +153,7 @@ def _training_pool(path: str, grid: tuple[int, int], size: str) -> tuple[list, l
 
 @app.command()
 def train(
+    ctx: typer.Context,
     out_dir: Annotated[Path, typer.Option("--out", "-o", help="Agent directory to write.")],
     arch: Annotated[str, typer.Option("--arch", help="D,N for DRC(D,N), or ff (feed-forward baseline).")] = "2,2",
     channels: Annotated[int, typer.Option("--channels", min=1, help="Channels C.")] = 16,
@@ -232,9 +233,11 @@ def train(
         levels, moves = [lv for lv, _, _ in made], [m for _, m, _ in made]
         spec = {"grid": list(grid), "boxes": box_counts, "min_moves": min_moves, "max_moves": max_moves}
     else:
-        generation = {"--levels": (levels_n, 5000), "--boxes": (boxes, "1,2"), "--min-moves": (min_moves, 1),
-                      "--max-moves": (max_moves, 40)}
-        given = [name for name, (value, default) in generation.items() if value != default]
+        generation = {"--levels": "levels_n", "--boxes": "boxes", "--min-moves": "min_moves",
+                      "--max-moves": "max_moves"}
+        # by the source's name: typer's click may be its own copy, whose enum is another class
+        given = [flag for flag, name in generation.items()
+                 if getattr(ctx.get_parameter_source(name), "name", "DEFAULT") not in ("DEFAULT", "DEFAULT_MAP")]
         if given:
             raise InputError(f"--levels-file {levels_file}: {', '.join(given)} shape generated levels only; "
                              "drop them or the file")
