@@ -326,6 +326,10 @@ if [ "$EIGHT" != 0 ]; then
     FRESH="c11h-drc22 c10x-drc22 c11x-drc22 c12h-drc22"
     sized_play 12 think-e 10600 0,4 --boxes 3 --min-moves 14
     sized_play 12 think-f 10700 0,4 --boxes 3 --min-moves 14
+    # set (e) missed it; the powered check then fixed, again on chunk 11h-h alone: two sets of 36000 (seeds 10800, 10900)
+    FRESH=c11h-drc22
+    sized_play 36 think-g 10800 0,4 --boxes 3 --min-moves 14
+    sized_play 36 think-h 10900 0,4 --boxes 3 --min-moves 14
     FRESH=c12h-drc22
     sized_play 12 think-c 10400 0,4 --boxes 3 --min-moves 14
     sized_play 12 think-d 10500 0,4 --boxes 3 --min-moves 14

@@ -1,6 +1,7 @@
 """The shipped agents and probes: the README's solve rates (DRC and feed-forward baseline) hold on fresh levels;
 plan GIFs from the shipped probes; the best (layer, alpha) of the shipped intervention sweep on the first 10 test-half
-cases against random vectors; the DRC(2,2) chunks' claim-3 sweeps replayed on their whole test halves."""
+cases against random vectors; the DRC(2,2) chunks' claim-3 sweeps replayed on their whole test halves; the thinking
+check fixed in advance, as the shipped plays of chunk 11h-h record it."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ EIGHT = (300, (8, 8), [1, 2, 3], 60)
     ("resume/agent-8x8-c10lo", "8x8/solve_rates-c10lo-drc22.jsonl", EIGHT),
     ("resume/agent-8x8-c10x", "8x8/solve_rates-c10x-drc22.jsonl", EIGHT),
     ("resume/agent-8x8-c11x", "8x8/solve_rates-c11x-drc22.jsonl", EIGHT),
-    ("resume/agent-8x8-c11h", "8x8/solve_rates-c11h-drc22.jsonl", EIGHT)])
+    ("resume/agent-8x8-c11h", "8x8/solve_rates-c11h-drc22.jsonl", EIGHT),
+    ("resume/agent-8x8-c12h", "8x8/solve_rates-c12h-drc22.jsonl", EIGHT)])
 def test_shipped_agent_within_five_points_of_readme_on_fresh_levels(agent, results, levels):
     from toolkit.sokoban.drc import load_agent
     from toolkit.sokoban.generate import generate
@@ -97,11 +99,11 @@ def test_best_alpha_redirects_ten_shipped_cases_random_vectors_do_not():
     assert probe >= 5 and rand <= 2, (probe, rand)
 
 
-@pytest.mark.parametrize("chunk", ["c4h", "c5h", "c6h", "c8lo", "c8hi", "c10lo", "c10x", "c11x", "c11h"])
+@pytest.mark.parametrize("chunk", ["c4h", "c5h", "c6h", "c8lo", "c8hi", "c10lo", "c10x", "c11x", "c11h", "c12h"])
 def test_drc22_interventions_meet_the_claim_on_the_test_half(chunk):
-    """Claim 3 with the DRC(2,2) chunks 4h, 5h, 6h and both branches of 8h, 10h and 11h: their shipped small-run CA
-    probes, written by the official protocol at the sweep's (layer, alpha), redirect >= 50% of the test-half cases,
-    >= 30 points more than random vectors."""
+    """Claim 3 with the DRC(2,2) chunks 4h, 5h, 6h, both branches of 8h, 10h and 11h, and 12h: their shipped
+    small-run CA probes, written by the official protocol at the sweep's (layer, alpha), redirect >= 50% of the
+    test-half cases, >= 30 points more than random vectors."""
     from toolkit.sokoban.interventions import success_rate
 
     best, probe, rand = _replay_test_half(f"resume/agent-8x8-{chunk}", f"results/8x8/interventions-{chunk}-drc22.jsonl",
@@ -110,3 +112,16 @@ def test_drc22_interventions_meet_the_claim_on_the_test_half(chunk):
     probe, rand = success_rate(probe), success_rate(rand)
     assert (probe, rand) == (best["success"]["probe"], best["success"]["random"])
     assert probe >= 0.50 and probe - rand >= 0.30, (probe, rand)
+
+
+def test_thinking_check_fixed_in_advance_holds_in_the_shipped_plays():
+    """The thinking claim by the check fixed before its levels existed (README, chunk 12h section): chunk 11h-h
+    solves more of each of two sets of 36000 new hard levels at k = 4 than at k = 0, McNemar p < 0.05 on both, and the
+    README gives these counts; a regenerated play that missed would fail here."""
+    readme = asset_path("sokoban/README.md").read_text()
+    for name in ("g", "h"):
+        rates = _records(f"results/8x8/solve_rates-fresh-think-{name}-c11h-drc22.jsonl", "sokoban.solve_rate")
+        k0, k4 = ({r["think"]: r for r in rates}[k] for k in (0, 4))
+        assert k0["n"] == k4["n"] == 36000 and k0["agent"].endswith("resume/agent-8x8-c11h")
+        assert k4["solved"] > k0["solved"] and k4["mcnemar_p_vs_k0"] < 0.05, (name, k0["solved"], k4["solved"])
+        assert f"| {k0['solved']} (" in readme and f"| {k4['solved']} (" in readme
