@@ -1,4 +1,5 @@
-"""Solve rates per thinking steps: McNemar against k = 0 whatever the order of --think; per-box-count rates."""
+"""Solve rates per thinking steps: McNemar against k = 0 whatever the order of --think, with its discordant counts;
+per-box-count rates."""
 
 from __future__ import annotations
 
@@ -39,3 +40,18 @@ def test_k0_is_run_for_the_test_when_not_asked(fake):
     assert row["mcnemar_p_vs_k0"] < mcnemar([bool(s) for s in OUTCOMES[1]], [bool(s) for s in OUTCOMES[2]])
     assert row["mcnemar_p_vs_k0"] == mcnemar([bool(s) for s in OUTCOMES[0]], [bool(s) for s in OUTCOMES[2]])
     assert set(row["by_boxes"]) == {"1", "2"}  # the fixture cycles 1 and 2 boxes
+
+
+def test_discordant_counts_give_the_p_and_pool(monkeypatch, gen_levels):
+    """only_k / only_k0 count the levels solved at k alone and at k = 0 alone; the exact test on them is the row's p,
+    so two sets' rows pool by adding them."""
+    from scipy.stats import binomtest
+
+    runs = {0: [1, 1, 0, 0, 0, 0, 0, 0], 4: [0, 1, 1, 1, 1, 0, 0, 0]}
+    monkeypatch.setattr(evaluate, "rollout", lambda agent, levels, k, mode, cap: [
+        Episode(lv.id, solved=bool(s)) for lv, s in zip(levels, runs[k], strict=True)])
+    levels = [lv for lv, _, _ in gen_levels[:8]]
+    rows = {k: row for k, _, row in evaluate.solve_rates(object(), levels, [0, 4], "noop", 120, 0)}
+    assert (rows[4]["only_k"], rows[4]["only_k0"]) == (3, 1) and (rows[0]["only_k"], rows[0]["only_k0"]) == (0, 0)
+    assert rows[4]["mcnemar_p_vs_k0"] == binomtest(3, 4, 0.5).pvalue
+    assert rows[4]["solved"] - rows[0]["solved"] == rows[4]["only_k"] - rows[4]["only_k0"]

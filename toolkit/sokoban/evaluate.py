@@ -32,7 +32,8 @@ def random_rollout(levels: list[Level], seed: int, cap: int) -> list[Episode]:
 def solve_rates(agent, levels: list[Level], ks: list[int], mode: str, cap: int, seed: int
                 ) -> Iterator[tuple[int, list[Episode], dict]]:
     """Per k: (k, episodes, solve-rate row); the McNemar p is against k = 0, run (and not reported) when k = 0 is
-    not among ks. agent None: the random policy (the same episodes for every k)."""
+    not among ks, with its discordant counts (levels solved at k only, at k = 0 only), so that sets can be pooled.
+    agent None: the random policy (the same episodes for every k)."""
     def run(k):
         return random_rollout(levels, seed, cap) if agent is None else rollout(agent, levels, k, mode, cap)
 
@@ -46,7 +47,9 @@ def solve_rates(agent, levels: list[Level], ks: list[int], mode: str, cap: int, 
             by_boxes[str(nb)] = round(sum(sel) / len(sel), 4)
         yield k, results[k], {"think": k, "mode": mode, "n": len(solved), "solved": sum(solved),
                               "rate": round(sum(solved) / len(solved), 4), "by_boxes": by_boxes,
-                              "mcnemar_p_vs_k0": mcnemar(base, solved)}
+                              "mcnemar_p_vs_k0": mcnemar(base, solved),
+                              "only_k": sum(s and not b for s, b in zip(solved, base, strict=True)),
+                              "only_k0": sum(b and not s for s, b in zip(solved, base, strict=True))}
 
 
 def plan_f1(agent, eps: list[Episode], table: dict, think: int, kernel: int, where: str) -> Iterator[dict]:
