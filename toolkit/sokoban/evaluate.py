@@ -9,7 +9,7 @@ import numpy as np
 
 from toolkit.sokoban.levels import Level
 from toolkit.sokoban.rollout import Episode, rollout
-from toolkit.sokoban.stats import mcnemar
+from toolkit.sokoban.stats import discordant, mcnemar
 
 
 def random_rollout(levels: list[Level], seed: int, cap: int) -> list[Episode]:
@@ -45,11 +45,10 @@ def solve_rates(agent, levels: list[Level], ks: list[int], mode: str, cap: int, 
         for nb in sorted({level.n_boxes for level in levels}):
             sel = [s for s, level in zip(solved, levels, strict=True) if level.n_boxes == nb]
             by_boxes[str(nb)] = round(sum(sel) / len(sel), 4)
+        only_k0, only_k = discordant(base, solved)
         yield k, results[k], {"think": k, "mode": mode, "n": len(solved), "solved": sum(solved),
                               "rate": round(sum(solved) / len(solved), 4), "by_boxes": by_boxes,
-                              "mcnemar_p_vs_k0": mcnemar(base, solved),
-                              "only_k": sum(s and not b for s, b in zip(solved, base, strict=True)),
-                              "only_k0": sum(b and not s for s, b in zip(solved, base, strict=True))}
+                              "mcnemar_p_vs_k0": mcnemar(base, solved), "only_k": only_k, "only_k0": only_k0}
 
 
 def plan_f1(agent, eps: list[Episode], table: dict, think: int, kernel: int, where: str) -> Iterator[dict]:
