@@ -333,6 +333,23 @@ if [ "$EIGHT" != 0 ]; then
     FRESH=c12h-drc22
     sized_play 12 think-c 10400 0,4 --boxes 3 --min-moves 14
     sized_play 12 think-d 10500 0,4 --boxes 3 --min-moves 14
+    # the probe check fixed before its levels existed, judged on chunk 12h alone: the full probe run on levels of the
+    # full box count, as the official datasets (EPISODES new 3-box training levels, seed 11000; N_TEST test ones, 11100)
+    timed $R --seed 11000 sokoban gen --size 8 --boxes 3 --max-moves 60 --n "$EPISODES" --split train \
+      -o "$OUT/work/probe-train-3box-8x8.txt"
+    timed $R --seed 11100 sokoban gen --size 8 --boxes 3 --max-moves 60 --n "$N_TEST" --split test \
+      -o "$OUT/work/test-3box-8x8.txt"
+    probe_3box() {  # TAG DIR: the full probe run of measure8 on the 3-box levels
+      timed $R --seed 0 sokoban collect "$OUT/work/probe-train-3box-8x8.txt" --agent "$2" --episodes "$EPISODES" \
+        -o "$OUT/work/A3$1.safetensors"
+      timed $R --seed 0 sokoban collect "$OUT/work/test-3box-8x8.txt" --agent "$2" --episodes "$N_TEST" \
+        -o "$OUT/work/B3$1.safetensors"
+      timed $R --seed 0 sokoban probe --train "$OUT/work/A3$1.safetensors" --test "$OUT/work/B3$1.safetensors" \
+        --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/P3$1.safetensors" \
+        > "$S8/probes-full-3box-$1.jsonl"
+      rm -f "$OUT/work/A3$1.safetensors" "$OUT/work/B3$1.safetensors"
+    }
+    probe_3box c12h-drc22 "$C12H"
   fi
 fi
 rm -rf "$OUT/work"
