@@ -350,6 +350,29 @@ if [ "$EIGHT" != 0 ]; then
       rm -f "$OUT/work/A3$1.safetensors" "$OUT/work/B3$1.safetensors"
     }
     probe_3box c12h-drc22 "$C12H"
+    # chunk 13, two ways side by side from chunk 12h on one pool made once (`gen --jsonl`, 10000 3-box levels of >= 16
+    # optimal moves, seed 36) and passed to `train --levels-file`: at 4e-4 (c13, seed 37, RESUME14H minutes) and 2e-4
+    # (c13lo, seed 38, RESUME14L minutes); measured as above, and on the 3-box probe levels. Then chunk 14-lo, chunk
+    # 13-lo's line one chunk further on the pool (seed 39, RESUME15L minutes): the next start, not measured
+    RESUME14H=${RESUME14H:-62}; RESUME14L=${RESUME14L:-58}; RESUME15L=${RESUME15L:-42}
+    POOL16="$OUT/work/pool-16.jsonl"; C13="$OUT/resume/agent-8x8-c13"; C13L="$OUT/resume/agent-8x8-c13lo"
+    C14L="$OUT/resume/agent-8x8-c14lo"
+    for d in "$C13" "$C13L" "$C14L"; do
+      [ -f "$d/model.safetensors" ] && continue
+      timed $R --seed 36 sokoban gen --size 8 --boxes 3 --min-moves 16 --max-moves 80 --n 10000 --jsonl -o "$POOL16"
+      break
+    done
+    pool_chunk() {  # DIR INIT SEED TAG LR MINUTES: one DRC(2,2) chunk on the pool, unless DIR holds one
+      [ -f "$1/model.safetensors" ] || timed $R --seed "$3" sokoban train -o "$1" --init "$2" --arch 2,2 \
+        --channels 16 --size 8 --envs 256 --levels-file "$POOL16" --gamma 0.97 --lambda 0.97 --lr "$5" \
+        --minutes "$6" > "$S8/trained-drc22-$4.jsonl"
+    }
+    pool_chunk "$C13" "$C12H" 37 c13 4e-4 "$RESUME14H"
+    pool_chunk "$C13L" "$C12H" 38 c13lo 2e-4 "$RESUME14L"
+    measure_pair c13 "$C13" c13lo "$C13L"
+    probe_3box c13-drc22 "$C13"
+    probe_3box c13lo-drc22 "$C13L"
+    pool_chunk "$C14L" "$C13L" 39 c14lo 2e-4 "$RESUME15L"
   fi
 fi
 rm -rf "$OUT/work"
