@@ -134,6 +134,14 @@ if [ "$EIGHT" != 0 ]; then
   timed $R --seed 0 sokoban play "$OUT/levels/test-8x8.txt" --agent random --no-episodes > "$S8/random.jsonl"
   timed $R --seed 0 sokoban play "$OUT/work/hard-8x8.txt" --agent random --no-episodes > "$S8/random-hard.jsonl"
   # solve rates and thinking curves, the small and the full-size probe runs and the interventions of one agent
+  full_probe_run() {  # DIR TRAIN-LEVELS TEST-LEVELS NAME: EPISODES / N_TEST episodes, 5 seeds -> $S8/NAME.jsonl
+    timed $R --seed 0 sokoban collect "$2" --agent "$1" --episodes "$EPISODES" -o "$OUT/work/A-$4.safetensors"
+    timed $R --seed 0 sokoban collect "$3" --agent "$1" --episodes "$N_TEST" -o "$OUT/work/B-$4.safetensors"
+    timed $R --seed 0 sokoban probe --train "$OUT/work/A-$4.safetensors" --test "$OUT/work/B-$4.safetensors" \
+      --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/P-$4.safetensors" \
+      > "$S8/$4.jsonl"
+    rm -f "$OUT/work/A-$4.safetensors" "$OUT/work/B-$4.safetensors"
+  }
   measure8() {  # TAG DIR ALPHAS
     timed $R sokoban play "$OUT/levels/test-8x8.txt" --agent "$2" --think 0,1,2,4 --no-episodes > "$S8/solve_rates-$1.jsonl"
     timed $R sokoban play "$OUT/work/hard-8x8.txt" --agent "$2" --think 0,1,2,4 --no-episodes > "$S8/solve_rates-hard-$1.jsonl"
@@ -147,14 +155,7 @@ if [ "$EIGHT" != 0 ]; then
       --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 1 --fit logreg -o "$OUT/work/P8$1.safetensors" \
       > "$S8/probes-$1.jsonl"
     # the full-size probe run: EPISODES / N_TEST episodes, 5 seeds
-    timed $R --seed 0 sokoban collect "$OUT/work/probe-train-full-8x8.txt" --agent "$2" --episodes "$EPISODES" \
-      -o "$OUT/work/AF8$1.safetensors"
-    timed $R --seed 0 sokoban collect "$OUT/levels/test-8x8.txt" --agent "$2" --episodes "$N_TEST" \
-      -o "$OUT/work/BF8$1.safetensors"
-    timed $R --seed 0 sokoban probe --train "$OUT/work/AF8$1.safetensors" --test "$OUT/work/BF8$1.safetensors" \
-      --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/PF8$1.safetensors" \
-      > "$S8/probes-full-$1.jsonl"
-    rm -f "$OUT/work/AF8$1.safetensors" "$OUT/work/BF8$1.safetensors"
+    full_probe_run "$2" "$OUT/work/probe-train-full-8x8.txt" "$OUT/levels/test-8x8.txt" "probes-full-$1"
     # claim 3: cases on 8x8 val levels, the official protocol writing the 1x1 CA cell-state probes
     timed $R sokoban cases "$OUT/work/val-8x8.txt" --agent "$2" -o "$OUT/work/cases8$1.jsonl"
     if [ -s "$OUT/work/cases8$1.jsonl" ]; then
@@ -339,15 +340,8 @@ if [ "$EIGHT" != 0 ]; then
       -o "$OUT/work/probe-train-3box-8x8.txt"
     timed $R --seed 11100 sokoban gen --size 8 --boxes 3 --max-moves 60 --n "$N_TEST" --split test \
       -o "$OUT/work/test-3box-8x8.txt"
-    probe_3box() {  # TAG DIR: the full probe run of measure8 on the 3-box levels
-      timed $R --seed 0 sokoban collect "$OUT/work/probe-train-3box-8x8.txt" --agent "$2" --episodes "$EPISODES" \
-        -o "$OUT/work/A3$1.safetensors"
-      timed $R --seed 0 sokoban collect "$OUT/work/test-3box-8x8.txt" --agent "$2" --episodes "$N_TEST" \
-        -o "$OUT/work/B3$1.safetensors"
-      timed $R --seed 0 sokoban probe --train "$OUT/work/A3$1.safetensors" --test "$OUT/work/B3$1.safetensors" \
-        --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/P3$1.safetensors" \
-        > "$S8/probes-full-3box-$1.jsonl"
-      rm -f "$OUT/work/A3$1.safetensors" "$OUT/work/B3$1.safetensors"
+    probe_3box() {  # TAG DIR: measure8's full probe run on the 3-box levels
+      full_probe_run "$2" "$OUT/work/probe-train-3box-8x8.txt" "$OUT/work/test-3box-8x8.txt" "probes-full-3box-$1"
     }
     probe_3box c12h-drc22 "$C12H"
     # chunk 13, two ways side by side from chunk 12h on one pool made once (`gen --jsonl`, 10000 3-box levels of >= 16
