@@ -351,7 +351,8 @@ if [ "$EIGHT" != 0 ]; then
     RESUME14H=${RESUME14H:-62}; RESUME14L=${RESUME14L:-58}; RESUME15L=${RESUME15L:-42}
     POOL16="$OUT/work/pool-16.jsonl"; C13="$OUT/resume/agent-8x8-c13"; C13L="$OUT/resume/agent-8x8-c13lo"
     C14L="$OUT/resume/agent-8x8-c14lo"
-    for d in "$C13" "$C13L" "$C14L"; do
+    for d in "$C13" "$C13L" "$C14L" "$OUT/resume/agent-8x8-c15lo" "$OUT/resume/agent-8x8-c15vlo" \
+             "$OUT/resume/agent-8x8-c16lo"; do
       [ -f "$d/model.safetensors" ] && continue
       timed $R --seed 36 sokoban gen --size 8 --boxes 3 --min-moves 16 --max-moves 80 --n 10000 --jsonl -o "$POOL16"
       break
@@ -367,6 +368,19 @@ if [ "$EIGHT" != 0 ]; then
     probe_3box c13-drc22 "$C13"
     probe_3box c13lo-drc22 "$C13L"
     pool_chunk "$C14L" "$C13L" 39 c14lo 2e-4 "$RESUME15L"
+    # chunk 15, two learning rates side by side from chunk 14-lo on the pool (RESUME16 minutes each): 2e-4 (c15lo,
+    # seed 40) and 1e-4 (c15vlo, seed 41); measured as above, and on the 3-box probe levels
+    RESUME16=${RESUME16:-75}
+    C15L="$OUT/resume/agent-8x8-c15lo"; C15V="$OUT/resume/agent-8x8-c15vlo"
+    pool_chunk "$C15L" "$C14L" 40 c15lo 2e-4 "$RESUME16"
+    pool_chunk "$C15V" "$C14L" 41 c15vlo 1e-4 "$RESUME16"
+    measure_pair c15lo "$C15L" c15vlo "$C15V"
+    probe_3box c15lo-drc22 "$C15L"
+    probe_3box c15vlo-drc22 "$C15V"
+    # chunk 16-lo: chunk 15-lo's line one chunk further on the pool (seed 42, RESUME17L minutes): the next start, not
+    # measured
+    RESUME17L=${RESUME17L:-35}
+    pool_chunk "$OUT/resume/agent-8x8-c16lo" "$C15L" 42 c16lo 2e-4 "$RESUME17L"
   fi
 fi
 rm -rf "$OUT/work"

@@ -2,7 +2,7 @@
 plan GIFs from the shipped probes; the best (layer, alpha) of the shipped intervention sweep on the first 10 test-half
 cases against random vectors; the DRC(2,2) chunks' claim-3 sweeps replayed on their whole test halves; the thinking
 check fixed in advance, as the shipped plays of chunk 11h-h record it; claim 2's direction in the full probe runs of
-chunks 12h and 13, and its missed margins as a strict xfail."""
+chunks 12h, 13 and 15, and its missed margins as a strict xfail."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ EIGHT = (300, (8, 8), [1, 2, 3], 60)
     ("resume/agent-8x8-c11h", "8x8/solve_rates-c11h-drc22.jsonl", EIGHT),
     ("resume/agent-8x8-c12h", "8x8/solve_rates-c12h-drc22.jsonl", EIGHT),
     ("resume/agent-8x8-c13", "8x8/solve_rates-c13-drc22.jsonl", EIGHT),
-    ("resume/agent-8x8-c13lo", "8x8/solve_rates-c13lo-drc22.jsonl", EIGHT)])
+    ("resume/agent-8x8-c13lo", "8x8/solve_rates-c13lo-drc22.jsonl", EIGHT),
+    ("resume/agent-8x8-c15lo", "8x8/solve_rates-c15lo-drc22.jsonl", EIGHT),
+    ("resume/agent-8x8-c15vlo", "8x8/solve_rates-c15vlo-drc22.jsonl", EIGHT)])
 def test_shipped_agent_within_five_points_of_readme_on_fresh_levels(agent, results, levels):
     from toolkit.sokoban.drc import load_agent
     from toolkit.sokoban.generate import generate
@@ -103,9 +105,9 @@ def test_best_alpha_redirects_ten_shipped_cases_random_vectors_do_not():
 
 
 @pytest.mark.parametrize("chunk", ["c4h", "c5h", "c6h", "c8lo", "c8hi", "c10lo", "c10x", "c11x", "c11h", "c12h",
-                                   "c13", "c13lo"])
+                                   "c13", "c13lo", "c15lo", "c15vlo"])
 def test_drc22_interventions_meet_the_claim_on_the_test_half(chunk):
-    """Claim 3 with the DRC(2,2) chunks 4h, 5h, 6h, both branches of 8h, 10h, 11h and 13, and 12h: their shipped
+    """Claim 3 with the DRC(2,2) chunks 4h, 5h, 6h, both branches of 8h, 10h, 11h, 13 and 15, and 12h: their shipped
     small-run CA probes, written by the official protocol at the sweep's (layer, alpha), redirect >= 50% of the
     test-half cases, >= 30 points more than random vectors."""
     from toolkit.sokoban.interventions import success_rate
@@ -147,9 +149,9 @@ def _top_cell_margin(means: dict, concept: str) -> float:
     return means[(concept, "cell", _top_cell(means, concept), 3)] - means[(concept, "obs", 0, 3)]
 
 
-# chunk 12h (the 3-box check was judged on it) and the chunk-13 branches, on the mixed and the 3-box levels
+# chunk 12h (the 3-box check was judged on it) and the chunk-13 and chunk-15 branches, on the mixed and 3-box levels
 PROBE_RUNS = [f"probes-full{levels}-{chunk}-drc22.jsonl"
-              for chunk in ("c12h", "c13", "c13lo") for levels in ("", "-3box")]
+              for chunk in ("c12h", "c13", "c13lo", "c15lo", "c15vlo") for levels in ("", "-3box")]
 
 
 @pytest.mark.parametrize("run", PROBE_RUNS)
@@ -167,7 +169,7 @@ def test_probe_runs_read_each_squares_future_beyond_the_board(run):
 
 @pytest.mark.xfail(strict=True, reason="claim 2's margins missed by every agent (assets/sokoban/README.md): chunk 12h "
                    "CB +0.087 / CA +0.051 on the mixed levels, +0.057 / +0.027 on the 3-box levels; chunk 13-lo "
-                   "+0.101 / +0.071")
+                   "+0.101 / +0.071, chunk 15-lo +0.103 / +0.065")
 @pytest.mark.parametrize("run", PROBE_RUNS)
 def test_top_cell_3x3_probes_beat_the_board_by_the_target(run):
     means = _probe_means(run)
