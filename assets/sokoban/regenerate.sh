@@ -351,16 +351,12 @@ if [ "$EIGHT" != 0 ]; then
     RESUME14H=${RESUME14H:-62}; RESUME14L=${RESUME14L:-58}; RESUME15L=${RESUME15L:-42}
     POOL16="$OUT/work/pool-16.jsonl"; C13="$OUT/resume/agent-8x8-c13"; C13L="$OUT/resume/agent-8x8-c13lo"
     C14L="$OUT/resume/agent-8x8-c14lo"
-    for d in "$C13" "$C13L" "$C14L" "$OUT/resume/agent-8x8-c15lo" "$OUT/resume/agent-8x8-c15vlo" \
-             "$OUT/resume/agent-8x8-c16lo"; do
-      [ -f "$d/model.safetensors" ] && continue
-      timed $R --seed 36 sokoban gen --size 8 --boxes 3 --min-moves 16 --max-moves 80 --n 10000 --jsonl -o "$POOL16"
-      break
-    done
-    pool_chunk() {  # DIR INIT SEED TAG LR MINUTES: one DRC(2,2) chunk on the pool, unless DIR holds one
-      [ -f "$1/model.safetensors" ] || timed $R --seed "$3" sokoban train -o "$1" --init "$2" --arch 2,2 \
-        --channels 16 --size 8 --envs 256 --levels-file "$POOL16" --gamma 0.97 --lambda 0.97 --lr "$5" \
-        --minutes "$6" > "$S8/trained-drc22-$4.jsonl"
+    pool_chunk() {  # DIR INIT SEED TAG LR MINUTES: one DRC(2,2) chunk on the pool (made once), unless DIR holds one
+      [ -f "$1/model.safetensors" ] && return
+      [ -f "$POOL16" ] || timed $R --seed 36 sokoban gen --size 8 --boxes 3 --min-moves 16 --max-moves 80 --n 10000 \
+        --jsonl -o "$POOL16"
+      timed $R --seed "$3" sokoban train -o "$1" --init "$2" --arch 2,2 --channels 16 --size 8 --envs 256 \
+        --levels-file "$POOL16" --gamma 0.97 --lambda 0.97 --lr "$5" --minutes "$6" > "$S8/trained-drc22-$4.jsonl"
     }
     pool_chunk "$C13" "$C12H" 37 c13 4e-4 "$RESUME14H"
     pool_chunk "$C13L" "$C12H" 38 c13lo 2e-4 "$RESUME14L"
