@@ -351,7 +351,9 @@ def probe(
     output: Annotated[Path, typer.Option("--out", "-o", help="Probes file (.safetensors); records go to stdout.")],
     concept: Annotated[str, typer.Option("--concept", help="Comma list of CA, CB.")] = "CA,CB",
     kernel: Annotated[str, typer.Option("--kernel", help="Comma list of 1, 3.")] = "1,3",
-    source: Annotated[str, typer.Option("--source", help="Comma list of cell, hidden, obs.")] = "cell,hidden,obs",
+    source: Annotated[str, typer.Option("--source", help="Comma list of cell, hidden, obs, tanh-cell "
+                                         "(tanh of the cell state: a diagnostic, not the paper's probe).")
+                  ] = "cell,hidden,obs",
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Seeds per probe (initialisation and order).")] = 5,
     fit: Annotated[str, typer.Option("--fit", help="conv (the official bias-free conv probe, AdamW, every "
                                      "transition) or logreg (logistic regression on standardised squares).")] = "conv",

@@ -134,12 +134,14 @@ if [ "$EIGHT" != 0 ]; then
   timed $R --seed 0 sokoban play "$OUT/levels/test-8x8.txt" --agent random --no-episodes > "$S8/random.jsonl"
   timed $R --seed 0 sokoban play "$OUT/work/hard-8x8.txt" --agent random --no-episodes > "$S8/random-hard.jsonl"
   # solve rates and thinking curves, the small and the full-size probe runs and the interventions of one agent
-  full_probe_run() {  # DIR TRAIN-LEVELS TEST-LEVELS NAME: EPISODES / N_TEST episodes, 5 seeds -> $S8/NAME.jsonl
+  # PROBE-ARGS default to the logistic-regression fit of every source and both kernels
+  full_probe_run() {  # DIR TRAIN-LEVELS TEST-LEVELS NAME [PROBE-ARGS]: EPISODES / N_TEST episodes, 5 seeds -> $S8/NAME.jsonl
+    local fit=("${@:5}")
+    [ ${#fit[@]} = 0 ] && fit=(--kernel 1,3 --source cell,hidden,obs --fit logreg)
     timed $R --seed 0 sokoban collect "$2" --agent "$1" --episodes "$EPISODES" -o "$OUT/work/A-$4.safetensors"
     timed $R --seed 0 sokoban collect "$3" --agent "$1" --episodes "$N_TEST" -o "$OUT/work/B-$4.safetensors"
     timed $R --seed 0 sokoban probe --train "$OUT/work/A-$4.safetensors" --test "$OUT/work/B-$4.safetensors" \
-      --concept CA,CB --kernel 1,3 --source cell,hidden,obs --seeds 5 --fit logreg -o "$OUT/work/P-$4.safetensors" \
-      > "$S8/$4.jsonl"
+      --concept CA,CB "${fit[@]}" --seeds 5 -o "$OUT/work/P-$4.safetensors" > "$S8/$4.jsonl"
     rm -f "$OUT/work/A-$4.safetensors" "$OUT/work/B-$4.safetensors"
   }
   measure8() {  # TAG DIR ALPHAS
@@ -373,10 +375,31 @@ if [ "$EIGHT" != 0 ]; then
     measure_pair c15lo "$C15L" c15vlo "$C15V"
     probe_3box c15lo-drc22 "$C15L"
     probe_3box c15vlo-drc22 "$C15V"
-    # chunk 16-lo: chunk 15-lo's line one chunk further on the pool (seed 42, RESUME17L minutes): the next start, not
-    # measured
-    RESUME17L=${RESUME17L:-35}
-    pool_chunk "$OUT/resume/agent-8x8-c16lo" "$C15L" 42 c16lo 2e-4 "$RESUME17L"
+    # chunk 16-lo: chunk 15-lo's line one chunk further on the pool (seed 42, RESUME17L minutes); chunk 17-lo one
+    # further still from it (seed 43, RESUME18L minutes), measured as chunk 15
+    RESUME17L=${RESUME17L:-35}; RESUME18L=${RESUME18L:-75}
+    C16L="$OUT/resume/agent-8x8-c16lo"; C17L="$OUT/resume/agent-8x8-c17lo"
+    pool_chunk "$C16L" "$C15L" 42 c16lo 2e-4 "$RESUME17L"
+    pool_chunk "$C17L" "$C16L" 43 c17lo 2e-4 "$RESUME18L"
+    measure_one c17lo "$C17L"
+    probe_3box c17lo-drc22 "$C17L"
+    # claim 2 two more ways on the full probe runs' data: with probe's default fit, the official conv probe (3x3, cell
+    # states and the observation), and on the diagnostic tanh(cell) source (logreg, 1x1 and 3x3)
+    probe_run_as() {  # KIND TAG DIR LEVELS(mixed|3box) PROBE-ARGS...: -> $S8/probes-full[-3box]-KIND-TAG.jsonl
+      if [ "$4" = 3box ]; then
+        full_probe_run "$3" "$OUT/work/probe-train-3box-8x8.txt" "$OUT/work/test-3box-8x8.txt" "probes-full-3box-$1-$2" "${@:5}"
+      else
+        full_probe_run "$3" "$OUT/work/probe-train-full-8x8.txt" "$OUT/levels/test-8x8.txt" "probes-full-$1-$2" "${@:5}"
+      fi
+    }
+    both_ways() {  # TAG DIR LEVELS
+      probe_run_as conv "$@" --kernel 3 --source cell,obs --fit conv
+      probe_run_as tanh "$@" --kernel 1,3 --source tanh-cell --fit logreg
+    }
+    both_ways c13lo-drc22 "$C13L" mixed
+    both_ways c15lo-drc22 "$C15L" mixed
+    both_ways c15lo-drc22 "$C15L" 3box
+    probe_run_as conv c17lo-drc22 "$C17L" mixed --kernel 3 --source cell,obs --fit conv
   fi
 fi
 rm -rf "$OUT/work"

@@ -103,3 +103,33 @@ def test_conv_probe_3x3_weights_follow_the_feature_order():
     logits = torch.nn.functional.conv2d(torch.from_numpy(grid), conv_w, padding=1)
     from_conv = logits.argmax(1).numpy().reshape(-1)
     assert np.array_equal(from_conv, predict(w, b, features(grid, 3)))
+
+
+def test_tanh_cell_source_squashes_each_layers_cell_state():
+    from toolkit.sokoban.probes import source_grid
+
+    cell = np.random.default_rng(0).standard_normal((3, 2, 4, 6, 6)).astype(np.float16) * 4
+    data = {"cell": cell, "hidden": np.zeros_like(cell), "obs": np.zeros((3, 7, 6, 6), np.float16)}
+    for layer in (0, 1):
+        np.testing.assert_allclose(source_grid(data, "tanh-cell", layer), np.tanh(cell[:, layer].astype(np.float32)))
+        np.testing.assert_array_equal(source_grid(data, "cell", layer), cell[:, layer].astype(np.float32))
+
+
+def test_a_linear_probe_on_tanh_cell_reads_a_squashed_signal_the_raw_cell_hides():
+    """A class marked by a cell value's sign, where rare huge values swamp a linear read of the raw state."""
+    from toolkit.sokoban.probes import source_grid
+
+    rng = np.random.default_rng(5)
+
+    def data(n):
+        y = rng.integers(0, 2, (n, 6, 6))
+        cell = (2 * y - 1)[:, None] * np.abs(rng.standard_normal((n, 1, 6, 6))) * 0.3
+        cell = cell + rng.standard_normal((n, 1, 6, 6)) * (rng.random((n, 1, 6, 6)) < 0.2) * 40
+        return {"cell": cell[:, None].astype(np.float32)}, y
+
+    (train, y), (test, test_y) = data(300), data(200)
+    f1 = {}
+    for source in ("cell", "tanh-cell"):
+        w, b = full_weights(fit_probe(features(source_grid(train, source, 0), 1), y.reshape(-1), 0, 10000))
+        f1[source] = score(test_y.reshape(-1), predict(w, b, features(source_grid(test, source, 0), 1)))["macro_f1"]
+    assert f1["tanh-cell"] > f1["cell"] + 0.05, f1

@@ -1,7 +1,9 @@
 """Collect probe datasets from an agent's rollouts and fit square-level linear probes.
 
 A 1x1 probe reads one square's C-dim vector; a 3x3 probe the zero-padded 3x3 neighbourhood (9C). Sources: each
-layer's last-tick cell state c, its hidden state h, or the observation. Two fits:
+layer's last-tick cell state c, its hidden state h, or the observation; and, as a diagnostic beside the paper's
+probes, tanh(c) ('tanh-cell'), the squashed cell state the LSTM itself reads (h = o * tanh(c)): a cell state with
+heavy tails can hold what a linear probe on c misses. Two fits:
 - `conv` (the official train_conv_probe.py): a bias-free k x k conv over whole boards, cross-entropy over the
   squares, AdamW (lr 1e-3, weight decay 1e-3), batches of 16 boards, 30 epochs, torch.manual_seed(seed) for the
   default Conv2d initialisation and the shuffling;
@@ -24,7 +26,7 @@ from toolkit.sokoban.drc import DRCAgent
 from toolkit.sokoban.levels import Level
 from toolkit.sokoban.rollout import rollout
 
-SOURCES = ("cell", "hidden", "obs")
+SOURCES = ("cell", "hidden", "obs", "tanh-cell")
 
 
 def collect(agent: DRCAgent, levels: list[Level], episodes: int, seed: int, chunk: int = 64) -> dict[str, np.ndarray]:
@@ -105,6 +107,8 @@ def source_grid(data: dict[str, np.ndarray], source: str, layer: int) -> np.ndar
         raise InputError(f"--source {source}: expected one of {', '.join(SOURCES)}")
     if source == "obs":
         return data["obs"].astype(np.float32)
+    if source == "tanh-cell":
+        return np.tanh(data["cell"][:, layer].astype(np.float32))
     return data[source][:, layer].astype(np.float32)
 
 
