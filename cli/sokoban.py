@@ -179,6 +179,9 @@ def train(
     lr: Annotated[float | None, typer.Option(
         "--lr", help="Adam learning rate (default 2e-3, which learns fastest from scratch on CPU; the "
         "official run's 4e-4 takes smaller steps, for continuing a competent agent).")] = None,
+    anneal_lr: Annotated[bool, typer.Option(
+        "--anneal-lr", help="Let the learning rate fall linearly to 0 over --minutes, as the official run's schedule "
+        "does over its whole budget; for the last chunk of a competent agent, not from scratch.")] = False,
     levels_file: Annotated[str | None, typer.Option(
         "--levels-file", help="Train on these levels instead of generating a pool: a Boxoban text file (e.g. the "
         "official boxoban-levels) or `sokoban gen --jsonl` records, whose `moves` drive the difficulty curriculum; "
@@ -261,6 +264,7 @@ def train(
     ppo.gamma = ppo.gamma if gamma is None else gamma
     ppo.lam = ppo.lam if lam is None else lam
     ppo.lr = ppo.lr if lr is None else lr
+    ppo.anneal_lr = anneal_lr
     result = run(levels, cfg, ppo, minutes * 60, s, moves=moves, init=start, curriculum=curriculum,
                  checkpoint=None if checkpoint_minutes <= 0 else
                  lambda agent, run_log, adam: save_agent(agent, out_dir, full_log(run_log), moments=adam),

@@ -286,13 +286,14 @@ def test_train_init_continues_the_saved_moments(tmp_path, capsys, monkeypatch):
     updates = json.loads((first / "train_log.json").read_text())["updates"]
     assert steps == updates * 2 * 2  # 2 epochs x 2 minibatches (2 envs) per update
     code, _, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(second), *common, "--init", str(first),
-                         "--gamma", "0.97", "--lambda", "0.95", "--lr", "4e-4")
+                         "--gamma", "0.97", "--lambda", "0.95", "--lr", "4e-4", "--anneal-lr")
     assert code == 0, err
     log = json.loads((second / "train_log.json").read_text())
     assert log["continued_from"]["adam_moments"] == "saved"
-    assert (log["ppo"]["gamma"], log["ppo"]["lam"], log["ppo"]["lr"]) == (0.97, 0.95, 4e-4)
+    assert (log["ppo"]["gamma"], log["ppo"]["lam"], log["ppo"]["lr"], log["ppo"]["anneal_lr"]) == \
+        (0.97, 0.95, 4e-4, True)
     first_ppo = json.loads((first / "train_log.json").read_text())["ppo"]
-    assert (first_ppo["gamma"], first_ppo["lr"]) == (0.9, 2e-3)
+    assert (first_ppo["gamma"], first_ppo["lr"], first_ppo["anneal_lr"]) == (0.9, 2e-3, False)
     assert float(load_file(str(second / "optimizer.safetensors"))["step.encoder.weight"][0]) == \
         steps + log["updates"] * 4
     # moments left from other weights (the model rewritten since) are skipped with a warning, not applied

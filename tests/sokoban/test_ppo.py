@@ -27,3 +27,13 @@ def test_twenty_second_ppo_gains_thirty_points():
     after = np.mean([e.solved for e in rollout(result.agent, test_levels)])
     assert result.log["updates"] > 10
     assert after - before >= 0.30, (before, after, result.log["updates"])
+
+
+def test_anneal_lr_falls_linearly_to_zero_over_the_budget():
+    levels = _one_push("train", 40)
+    cfg = AgentConfig(depth=1, ticks=1, channels=4, grid=(4, 4), hidden=8)
+    for anneal, expected in ((True, [5e-3 * 0.5, 0.0]), (False, [5e-3, 5e-3])):
+        ppo = PPOConfig(envs=2, unroll=2, epochs=1, minibatches=1, lr=5e-3, cap=20, log_every=10, anneal_lr=anneal)
+        log = train(levels, cfg, ppo, seconds=600, seed=0, max_updates=20).log
+        assert [row["lr"] for row in log["history"]] == expected, log["history"]
+        assert log["ppo"]["anneal_lr"] is anneal

@@ -46,7 +46,8 @@ class PPOConfig:
     # curriculum every batch holds solved episodes, so per-minibatch normalization no longer amplifies pure noise
     # (4-minute 6x6 pilots: greedy 5.3% normalized vs 4.7% raw, on 300 val levels)
     normalize_advantages: bool = True
-    # lr falling linearly to 0 over the budget: off, a 4-minute 6x6 pilot with it reached greedy 1.0% vs 5.3% without
+    # lr falling linearly to 0 over the budget (the official run's schedule, over its 250M steps): off from scratch,
+    # where a 4-minute 6x6 pilot with it reached greedy 1.0% vs 5.3% without; for a competent agent's last chunk
     anneal_lr: bool = False
     cap: int = CAP  # episode step cap while training (evaluation keeps the env's 120)
     curriculum_switch: float = 0.6  # 1-box solve rate (recent episodes) at which 2-box levels join
@@ -237,7 +238,8 @@ def train(levels: list[Level], cfg: AgentConfig, ppo: PPOConfig, seconds: float,
             row = {"update": update, "frames": frames, "seconds": round(time.time() - start, 1),
                    "solve_1box": round(float(np.mean(one)), 3) if one else None,
                    "solve_2box": round(float(np.mean(two)), 3) if two else None, "two_box_share": two_share,
-                   "max_moves": None if move_arr is None else min(limit, int(move_arr.max()))}
+                   "max_moves": None if move_arr is None else min(limit, int(move_arr.max())),
+                   "lr": opt.param_groups[0]["lr"]}
             history.append(row)
             console.info(f"update {update} frames {frames} 1-box {row['solve_1box']} 2-box {row['solve_2box']} "
                          f"max moves {row['max_moves']}")
