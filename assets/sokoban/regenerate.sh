@@ -353,12 +353,12 @@ if [ "$EIGHT" != 0 ]; then
     RESUME14H=${RESUME14H:-62}; RESUME14L=${RESUME14L:-58}; RESUME15L=${RESUME15L:-42}
     POOL16="$OUT/work/pool-16.jsonl"; C13="$OUT/resume/agent-8x8-c13"; C13L="$OUT/resume/agent-8x8-c13lo"
     C14L="$OUT/resume/agent-8x8-c14lo"
-    pool_chunk() {  # DIR INIT SEED TAG LR MINUTES: one DRC(2,2) chunk on the pool (made once), unless DIR holds one
-      [ -f "$1/model.safetensors" ] && return
+    pool_chunk() {  # DIR INIT SEED TAG LR MINUTES [TRAIN-OPTIONS...]: one DRC(2,2) chunk on the pool (made once),
+      [ -f "$1/model.safetensors" ] && return  # unless DIR holds one
       [ -f "$POOL16" ] || timed $R --seed 36 sokoban gen --size 8 --boxes 3 --min-moves 16 --max-moves 80 --n 10000 \
         --jsonl -o "$POOL16"
       timed $R --seed "$3" sokoban train -o "$1" --init "$2" --arch 2,2 --channels 16 --size 8 --envs 256 \
-        --levels-file "$POOL16" --gamma 0.97 --lambda 0.97 --lr "$5" --minutes "$6" > "$S8/trained-drc22-$4.jsonl"
+        --levels-file "$POOL16" --gamma 0.97 --lambda 0.97 --lr "$5" --minutes "$6" "${@:7}" > "$S8/trained-drc22-$4.jsonl"
     }
     pool_chunk "$C13" "$C12H" 37 c13 4e-4 "$RESUME14H"
     pool_chunk "$C13L" "$C12H" 38 c13lo 2e-4 "$RESUME14L"
@@ -400,6 +400,15 @@ if [ "$EIGHT" != 0 ]; then
     both_ways c15lo-drc22 "$C15L" mixed
     both_ways c15lo-drc22 "$C15L" 3box
     probe_run_as conv c17lo-drc22 "$C17L" mixed --kernel 3 --source cell,obs --fit conv
+    # chunk 18, two ways side by side from chunk 17-lo on the pool (RESUME19 minutes each): at 2e-4 falling linearly
+    # to 0 over the chunk (c18an, seed 44; the official schedule's end) and at 2e-4 throughout (c18lo, seed 45); the
+    # full probe run of both, then the one with the larger top-cell margins (c18lo) measured as chunk 17-lo
+    RESUME19=${RESUME19:-65}
+    C18A="$OUT/resume/agent-8x8-c18an"; C18L="$OUT/resume/agent-8x8-c18lo"
+    pool_chunk "$C18A" "$C17L" 44 c18an 2e-4 "$RESUME19" --anneal-lr
+    pool_chunk "$C18L" "$C17L" 45 c18lo 2e-4 "$RESUME19"
+    full_probe_run "$C18A" "$OUT/work/probe-train-full-8x8.txt" "$OUT/levels/test-8x8.txt" probes-full-c18an-drc22
+    measure_one c18lo "$C18L"
   fi
 fi
 rm -rf "$OUT/work"
