@@ -14,6 +14,7 @@ from cli.common import (
     ResumeOpt,
     SeedOpt,
     SkipBadOpt,
+    ThreadsOpt,
     WorkersOpt,
     make_llm,
     open_writer,
@@ -252,7 +253,7 @@ def train(
     steps: Annotated[int | None, typer.Option("--steps", min=1, help="Stop after this many steps.")] = None,
     rephrasings: Annotated[int, typer.Option("--rephrasings", min=0, help="Extra rewordings of each generated "
                                              "item (same construction and label).")] = 0,
-    threads: Annotated[int, typer.Option("--threads", min=1, help="torch threads.")] = 1,
+    threads: ThreadsOpt = 1,
     exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Items (e.g. the test sets) whose "
                                                       "questions, up to point letters, must not be trained on "
                                                       "(repeatable).")] = None,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cli.common import OutOpt, SeedOpt, open_writer, seed_or_global
+from cli.common import OutOpt, SeedOpt, ThreadsOpt, open_writer, seed_or_global
 
 app = typer.Typer(help="Retrieval-head scores, head masking, and per-head KV-cache compression (HeadKV).\n\n"
                        "Example: reason kvcompress score --method retrieval --out scores.json",
@@ -48,7 +48,7 @@ def train(
     hidden: Annotated[int, typer.Option("--hidden", min=8)] = 128,
     heads: Annotated[int, typer.Option("--heads", min=1)] = 8,
     kv_heads: Annotated[int, typer.Option("--kv-heads", min=1, help="KV heads (< heads: GQA).")] = 8,
-    threads: Annotated[int, typer.Option("--threads", min=1)] = 1,
+    threads: ThreadsOpt = 1,
     repeat_prob: Annotated[float, typer.Option(
         "--repeat-prob", help="Chance of a copy drill per 512 words of haystack.")] = 0.5,
     stretch_prob: Annotated[float, typer.Option("--stretch-prob", help="Share with a position skip.")] = 0.25,

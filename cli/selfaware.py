@@ -14,6 +14,7 @@ from cli.common import (
     RecordOpt,
     SeedOpt,
     SkipBadOpt,
+    ThreadsOpt,
     make_llm,
     open_writer,
     report_bad,
@@ -413,7 +414,7 @@ def pretrain(
     lr: Annotated[float, typer.Option("--lr")] = 1e-3,
     n_known: Annotated[int, typer.Option("--known", min=1, max=200, help="Known personas.")] = 200,
     mixed: Annotated[float, typer.Option("--mixed", help="Share of episodes followed by a description.")] = 0.3,
-    threads: Annotated[int, typer.Option("--threads", min=1)] = 1,
+    threads: ThreadsOpt = 1,
     init: Annotated[Path | None, typer.Option("--init", help="Continue training this world model.")] = None,
     pack: Annotated[int, typer.Option("--pack", min=1, help="Descriptions per description sequence: pack/2 to "
                                                             "pack.")] = 16,

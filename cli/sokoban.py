@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from cli.common import OutOpt, SeedOpt, SkipBadOpt, open_writer, report_bad, seed_or_global
+from cli.common import OutOpt, SeedOpt, SkipBadOpt, ThreadsOpt, open_writer, report_bad, seed_or_global
 from toolkit.core import console
 from toolkit.core.errors import InputError
 from toolkit.core.records import BadLines, make_record
@@ -190,6 +190,7 @@ def train(
     checkpoint_minutes: Annotated[float, typer.Option(
         "--checkpoint-minutes", min=0, help="Write the agent directory (its train_log.json marked partial) every "
         "this many minutes of training, so a stopped run keeps its last checkpoint; 0: only at the end.")] = 10.0,
+    threads: ThreadsOpt = 1,
     seed: SeedOpt = None,
 ):
     """Train an agent with PPO on freshly generated train-split levels (or a --levels-file); writes config.json,
@@ -213,7 +214,7 @@ def train(
     from toolkit.sokoban.ppo import PPOConfig, continue_from, curriculum_end
     from toolkit.sokoban.ppo import train as run
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads)
     s = seed_or_global(seed)
     if arch == "ff":
         depth, ticks, kind = 2, 2, "ff"
@@ -366,6 +367,8 @@ def probe(
                            ] = 100000,
     solved_only: Annotated[bool, typer.Option("--solved-only", help="Only the steps of episodes the agent solved, "
                                               "in both datasets (the official probes use all).")] = False,
+    # the small convs and logistic fits gain little from more; one each lets two probe runs share two cores
+    threads: ThreadsOpt = 1,
     seed: SeedOpt = None,
 ):
     """Fit square-level probes; one sokoban.probe per (concept, source, layer, kernel, seed) with macro F1 and
@@ -378,10 +381,11 @@ def probe(
 
     if fit not in FITS:
         raise InputError(f"--fit {fit}: expected one of {', '.join(FITS)}")
-    if fit == "logreg":
-        from toolkit.core.extras import require
+    from toolkit.core.extras import require
 
-        require("rl", "sklearn")
+    if fit == "conv":
+        require("ml", "torch")
+    require("rl", "sklearn")  # both fits are scored with its metrics
     concepts = [check_concept(c) for c in concept.split(",") if c]
     kernels = _ints(kernel, "--kernel")
     for k in kernels:
@@ -391,6 +395,12 @@ def probe(
     for s in sources:
         if s not in SOURCES:
             raise InputError(f"--source {s}: expected one of {', '.join(SOURCES)}")
+    if fit == "conv":
+        import torch
+
+        torch.set_num_threads(threads)
+    from threadpoolctl import threadpool_limits  # numpy's and sklearn's BLAS; sklearn brings it
+
     train_data, h1 = load_dataset(train_path)
     test_data, h2 = load_dataset(test_path)
     if solved_only:
@@ -400,7 +410,7 @@ def probe(
     depth = train_data["cell"].shape[1]
     base = seed_or_global(seed)
     saved = {}
-    with open_writer(None) as writer:
+    with threadpool_limits(threads), open_writer(None) as writer:
         for c in concepts:
             for s in sources:
                 for layer in ([0] if s == "obs" else range(depth)):

@@ -308,3 +308,41 @@ def test_train_init_continues_the_saved_moments(tmp_path, capsys, monkeypatch):
     code, out, err = _main(capsys, monkeypatch, "sokoban", "train", "-o", str(tmp_path / "fourth"), *common,
                            "--init", str(second))
     assert code == 2 and out == "" and "optimizer.safetensors: corrupted" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("fit", ["conv", "logreg"])
+def test_probe_and_train_run_on_the_threads_asked(tmp_path, capsys, monkeypatch, agent_dir, fit):
+    """--threads sets torch's and the BLAS pools for the fit (so two runs can share two cores) and lets them go."""
+    from threadpoolctl import threadpool_info
+
+    import toolkit.sokoban.probes as probes
+
+    (tmp_path / "l.txt").write_text(LEVEL6)
+    data = str(tmp_path / "d.safetensors")
+    assert _main(capsys, monkeypatch, "sokoban", "collect", str(tmp_path / "l.txt"), "--agent", str(agent_dir),
+                 "--episodes", "2", "-o", data)[0] == 0
+    seen, fit_and_score = [], probes.fit_and_score
+
+    def blas():
+        return {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+
+    def spy(*args, **kwargs):
+        seen.append((torch.get_num_threads(), blas()))
+        return fit_and_score(*args, **kwargs)
+
+    before = torch.get_num_threads(), blas()
+    monkeypatch.setattr(probes, "fit_and_score", spy)
+    try:
+        code, out, err = _main(capsys, monkeypatch, "sokoban", "probe", "--train", data, "--test", data, "--concept",
+                               "CA", "--source", "obs", "--kernel", "1", "--seeds", "1", "--fit", fit, "--epochs", "1",
+                               "--threads", "3", "-o", str(tmp_path / "p.safetensors"))
+        assert code == 0, err
+        assert seen[0][1] == {3} and (fit != "conv" or seen[0][0] == 3)
+        assert blas() == before[1]  # the BLAS limit ends with the fit
+        code, out, err = _main(capsys, monkeypatch, "--seed", "0", "sokoban", "train", "-o", str(tmp_path / "a"),
+                               "--size", "4", "--boxes", "1", "--envs", "2", "--levels", "10", "--max-moves", "8",
+                               "--channels", "4", "--arch", "1,1", "--minutes", "0.01", "--threads", "2")
+        assert code == 0, err
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before[0])
