@@ -377,7 +377,16 @@ def probe(
     Example: reason sokoban probe --train A.safetensors --test B.safetensors --kernel 1,3 -o P.safetensors
     """
     from toolkit.sokoban.concepts import check_concept
-    from toolkit.sokoban.probes import FITS, SOURCES, fit_and_score, load_dataset, probe_key, save_probes, solved_steps
+    from toolkit.sokoban.probes import (
+        FITS,
+        SOURCES,
+        fit_and_score,
+        fit_threads,
+        load_dataset,
+        probe_key,
+        save_probes,
+        solved_steps,
+    )
 
     if fit not in FITS:
         raise InputError(f"--fit {fit}: expected one of {', '.join(FITS)}")
@@ -395,12 +404,6 @@ def probe(
     for s in sources:
         if s not in SOURCES:
             raise InputError(f"--source {s}: expected one of {', '.join(SOURCES)}")
-    if fit == "conv":
-        import torch
-
-        torch.set_num_threads(threads)
-    from threadpoolctl import threadpool_limits  # numpy's and sklearn's BLAS; sklearn brings it
-
     train_data, h1 = load_dataset(train_path)
     test_data, h2 = load_dataset(test_path)
     if solved_only:
@@ -410,7 +413,7 @@ def probe(
     depth = train_data["cell"].shape[1]
     base = seed_or_global(seed)
     saved = {}
-    with threadpool_limits(threads), open_writer(None) as writer:
+    with fit_threads(threads, fit), open_writer(None) as writer:
         for c in concepts:
             for s in sources:
                 for layer in ([0] if s == "obs" else range(depth)):

@@ -409,6 +409,11 @@ if [ "$EIGHT" != 0 ]; then
     pool_chunk "$C18L" "$C17L" 45 c18lo 2e-4 "$RESUME19"
     full_probe_run "$C18A" "$OUT/work/probe-train-full-8x8.txt" "$OUT/levels/test-8x8.txt" probes-full-c18an-drc22
     measure_one c18lo "$C18L"
+    probe_3box c18lo-drc22 "$C18L"
+    both_ways c18lo-drc22 "$C18L" mixed
+    # chunk 19-lo: chunk 18-lo's line one chunk further at 2e-4 (seed 46, RESUME20 minutes); the next start, not measured
+    RESUME20=${RESUME20:-65}
+    pool_chunk "$OUT/resume/agent-8x8-c19lo" "$C18L" 46 c19lo 2e-4 "$RESUME20"
   fi
 fi
 rm -rf "$OUT/work"

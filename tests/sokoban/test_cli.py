@@ -346,3 +346,39 @@ def test_probe_and_train_run_on_the_threads_asked(tmp_path, capsys, monkeypatch,
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before[0])
+
+
+def test_probe_threads_reach_the_pools_its_fit_loads_later(tmp_path, agent_dir):
+    """In a fresh interpreter sklearn and scipy load their BLAS only when the fit starts: the limit must reach them."""
+    (tmp_path / "l.txt").write_text(LEVEL6)
+    data = str(tmp_path / "d.safetensors")
+    argv = ["reason", "sokoban", "probe", "--train", data, "--test", data, "--concept", "CA", "--source", "obs",
+            "--kernel", "1", "--seeds", "1", "--fit", "logreg", "--threads", "3", "-o", str(tmp_path / "p.safetensors")]
+    script = f"""
+import json, sys
+from pathlib import Path
+import toolkit.sokoban.probes as probes
+from cli.main import main
+from toolkit.sokoban.drc import load_agent
+from toolkit.sokoban.levels import parse_text
+assert "sklearn" not in sys.modules
+agent = load_agent({str(agent_dir)!r})
+probes.save_dataset(probes.collect(agent, parse_text(open({str(tmp_path / "l.txt")!r}).read(), "l"), 2, 0),
+                    Path({data!r}), agent.fingerprint)
+seen, real = [], probes.fit_and_score
+def spy(*args, **kwargs):  # the pools as the fit leaves them, those it loaded included
+    from threadpoolctl import threadpool_info
+    result = real(*args, **kwargs)
+    seen.append(sorted({{p["num_threads"] for p in threadpool_info()}}))
+    return result
+probes.fit_and_score = spy
+sys.argv = {argv!r}
+try:
+    main()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(seen))
+"""
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.splitlines()[-1]) == [[3]]

@@ -156,7 +156,7 @@ def _top_cell_margin(means: dict, concept: str) -> float:
 # level; both chunk-18 branches on the mixed levels
 PROBE_RUNS = [f"probes-full{levels}-{chunk}-drc22.jsonl"
               for chunk in ("c12h", "c13", "c13lo", "c15lo", "c15vlo", "c17lo") for levels in ("", "-3box")] + \
-    ["probes-full-c18an-drc22.jsonl", "probes-full-c18lo-drc22.jsonl"]
+    ["probes-full-c18an-drc22.jsonl", "probes-full-c18lo-drc22.jsonl", "probes-full-3box-c18lo-drc22.jsonl"]
 
 
 @pytest.mark.parametrize("run", PROBE_RUNS)
@@ -174,7 +174,8 @@ def test_probe_runs_read_each_squares_future_beyond_the_board(run):
 
 # the same episodes (collect is seeded) fitted with probe's default, the official conv probe: 3x3, cell and obs
 CONV_RUNS = ["probes-full-conv-c13lo-drc22.jsonl", "probes-full-conv-c15lo-drc22.jsonl",
-             "probes-full-3box-conv-c15lo-drc22.jsonl", "probes-full-conv-c17lo-drc22.jsonl"]
+             "probes-full-3box-conv-c15lo-drc22.jsonl", "probes-full-conv-c17lo-drc22.jsonl",
+             "probes-full-conv-c18lo-drc22.jsonl"]
 
 
 @pytest.mark.parametrize("run", CONV_RUNS)
@@ -200,7 +201,7 @@ def test_top_cell_3x3_probes_beat_the_board_by_the_target(run):
 
 # the diagnostic runs on tanh(cell), beside the logreg runs on the same episodes
 TANH_RUNS = [(f"probes-full{levels}-tanh-{chunk}-drc22.jsonl", f"probes-full{levels}-{chunk}-drc22.jsonl")
-             for chunk, levels in (("c13lo", ""), ("c15lo", ""), ("c15lo", "-3box"))]
+             for chunk, levels in (("c13lo", ""), ("c15lo", ""), ("c15lo", "-3box"), ("c18lo", ""))]
 
 
 @pytest.mark.parametrize("run, raw", TANH_RUNS)

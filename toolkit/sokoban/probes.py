@@ -177,6 +177,20 @@ class _Linear:
         return self.classes_[(x @ self.coef_.T + self.intercept_).argmax(1)]
 
 
+def fit_threads(n: int, fit: str):
+    """Hold the fits to n threads: torch's (conv) and every BLAS and OpenMP pool (a context). The libraries are
+    loaded first, as a limit reaches only the pools loaded when it is set."""
+    import sklearn.linear_model  # noqa: F401
+    import sklearn.metrics  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    if fit == "conv":
+        import torch
+
+        torch.set_num_threads(n)
+    return threadpool_limits(n)
+
+
 def fit_and_score(train: dict, test: dict, concept: str, source: str, layer: int, kernel: int, seed: int,
                   fit: str = "conv", epochs: int = 30, max_samples: int = 100_000
                   ) -> tuple[np.ndarray, np.ndarray, dict]:
