@@ -12,7 +12,7 @@ from toolkit.core.records import BadLines, RecordWriter
 
 SeedOpt = Annotated[int | None, typer.Option("--seed", help="Random seed (default: the global --seed, 0).")]
 OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Write records here instead of stdout.")]
-ThreadsOpt = Annotated[int, typer.Option("--threads", min=1, help="torch threads (CPU).")]
+ThreadsOpt = Annotated[int, typer.Option("--threads", min=1, help="CPU threads (torch, and BLAS where used).")]
 SkipBadOpt = Annotated[bool, typer.Option("--skip-bad", help="Skip malformed input lines, count and report them.")]
 ResumeOpt = Annotated[bool, typer.Option("--resume", help="Continue an interrupted run; keep what --out holds.")]
 WorkersOpt = Annotated[int, typer.Option("--workers", "-j", min=1, help="Worker processes.")]

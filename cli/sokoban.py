@@ -367,7 +367,7 @@ def probe(
                            ] = 100000,
     solved_only: Annotated[bool, typer.Option("--solved-only", help="Only the steps of episodes the agent solved, "
                                               "in both datasets (the official probes use all).")] = False,
-    # the small convs and logistic fits gain little from more; one each lets two probe runs share two cores
+    # one by default: a probe run beside a training run then takes one core, not both
     threads: ThreadsOpt = 1,
     seed: SeedOpt = None,
 ):

@@ -23,7 +23,7 @@ EXTRAS = {
     "causal": ["sklearn", "networkx"],
     "geo": ["sympy", "shapely", "lark", "sklearn"],
     "vision": ["cv2", "pytesseract", "simpleeval", "num2words", "rapidfuzz"],
-    "rl": ["gymnasium", "sklearn", "onnx", "onnxruntime"],
+    "rl": ["gymnasium", "sklearn", "threadpoolctl", "onnx", "onnxruntime"],
     "dsg": ["jsonschema", "networkx", "word2number"],
     "logic": ["constraint", "automata"],
     "selfaware": ["yaml", "sklearn"],
