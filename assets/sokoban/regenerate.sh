@@ -413,14 +413,17 @@ if [ "$EIGHT" != 0 ]; then
     both_ways c18lo-drc22 "$C18L" mixed
     # chunk 19-lo: chunk 18-lo's line one chunk further at 2e-4 (seed 46, RESUME20 minutes), measured by the full
     # probe runs on both kinds of level, the official conv fit and tanh(c); then chunk 20-lo, one further still from
-    # it (seed 47, RESUME21 minutes): the next start
+    # it (seed 47, RESUME21 minutes), measured by the full probe run and the official conv fit
     RESUME20=${RESUME20:-65}; RESUME21=${RESUME21:-90}
     C19L="$OUT/resume/agent-8x8-c19lo"
     pool_chunk "$C19L" "$C18L" 46 c19lo 2e-4 "$RESUME20"
     full_probe_run "$C19L" "$OUT/work/probe-train-full-8x8.txt" "$OUT/levels/test-8x8.txt" probes-full-c19lo-drc22
     probe_3box c19lo-drc22 "$C19L"
     both_ways c19lo-drc22 "$C19L" mixed
-    pool_chunk "$OUT/resume/agent-8x8-c20lo" "$C19L" 47 c20lo 2e-4 "$RESUME21"
+    C20L="$OUT/resume/agent-8x8-c20lo"
+    pool_chunk "$C20L" "$C19L" 47 c20lo 2e-4 "$RESUME21"
+    full_probe_run "$C20L" "$OUT/work/probe-train-full-8x8.txt" "$OUT/levels/test-8x8.txt" probes-full-c20lo-drc22
+    probe_run_as conv c20lo-drc22 "$C20L" mixed --kernel 3 --source cell,obs --fit conv
   fi
 fi
 rm -rf "$OUT/work"
